@@ -1,0 +1,212 @@
+"""Sinusoidal positional encoding: the formula's properties (no training).
+
+Post A, exp. 3 "property"; post B, "공식 읽기", "왜 하필 sin과 cos인가", "작은 PyTorch 구현".
+"""
+
+import pytest
+import torch
+
+from fixtures.declare import Case, at_least, at_most, claim, close, exact
+from fixtures.positional import (LearnedPositionalEmbedding, SinusoidalPositionalEncoding, frequencies,
+                                 shift_matrix, sinusoidal_table)
+
+POST_B = "Post B, 'small PyTorch implementation' (max_len=8, d_model=6)"
+POST_A_PROPERTY = "Post A, exp. 3 'pe_probe.py --exp property' (L=64, d=128)"
+
+# Post B's printed table, rounded by the post to 4 decimals.
+POST_TABLE_8x6 = [
+    [0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000],
+    [0.8415, 0.5403, 0.0464, 0.9989, 0.0022, 1.0000],
+    [0.9093, -0.4161, 0.0927, 0.9957, 0.0043, 1.0000],
+    [0.1411, -0.9900, 0.1388, 0.9903, 0.0065, 1.0000],
+    [-0.7568, -0.6536, 0.1846, 0.9828, 0.0086, 1.0000],
+    [-0.9589, 0.2837, 0.2300, 0.9732, 0.0108, 0.9999],
+    [-0.2794, 0.9602, 0.2749, 0.9615, 0.0129, 0.9999],
+    [0.6570, 0.7539, 0.3192, 0.9477, 0.0151, 0.9999],
+]
+# Post A's table: mean of PE(i)·PE(i+k) over i, and its std over i, per gap k.
+POST_GAP_MEAN = {1: 62.094, 3: 52.186, 10: 42.820, 30: 36.244}
+POST_GAP_STD = {1: 7.2e-7, 3: 6.3e-7, 10: 6.97e-7, 30: 4.83e-7}
+GAPS = list(POST_GAP_MEAN)
+
+
+@claim(
+    id="pe.sin.table_8x6",
+    source=POST_B,
+    statement="Our sinusoidal table for max_len=8, d_model=6 reproduces the post's printed 8×6 table.",
+    post_value=POST_TABLE_8x6,
+    tolerance=close("the post rounds to 4 decimals (≤ 5e-5) and float32 sin/cos adds < 1e-6", atol=5.1e-5),
+)
+def test_table_8x6(verify):
+    verify(sinusoidal_table(8, 6).tolist())
+
+
+@claim(
+    id="pe.sin.position0",
+    source="Post B, 'sinusoidal positional encoding 공식 읽기' (position 0)",
+    statement="PE(0) is 0 in every sin (even) channel and 1 in every cos (odd) channel (d_model=128).",
+    post_value=[0.0, 1.0] * 64,
+    tolerance=exact("sin(0) = 0 and cos(0) = 1 exactly in IEEE arithmetic"),
+)
+def test_position0(verify):
+    verify(sinusoidal_table(1, 128)[0].tolist())
+
+
+def _gap_dots(dtype: torch.dtype) -> dict[int, torch.Tensor]:
+    """PE(i)·PE(i+k) for every i with i+k < 64, per gap k (post A: L=64, d=128)."""
+    pe = sinusoidal_table(64, 128, dtype=dtype)  # [L, D]
+    gram = pe @ pe.T  # [L, L]
+    return {k: torch.diagonal(gram, offset=k) for k in GAPS}  # [L - k] each
+
+
+@claim(
+    id="pe.sin.dot_depends_only_on_gap",
+    source=POST_A_PROPERTY,
+    statement="PE(i)·PE(i+k) is the same for every i: its mean matches the post's and the closed form "
+              "Σ_i cos(k·ω_i), and its spread over i is no larger than float32 rounding.",
+    cases={
+        **{f"gap{k}-vs_post": Case(
+            statement=f"gap {k}: mean of PE(i)·PE(i+{k}) over i equals the post's value.",
+            post_value=POST_GAP_MEAN[k],
+            tolerance=close("the post prints 3 decimals (±5e-4); float32 rounding adds < 1e-4", atol=1e-3))
+           for k in GAPS},
+        **{f"gap{k}-vs_closed_form": Case(
+            statement=f"gap {k}: mean of PE(i)·PE(i+{k}) equals Σ_i cos({k}·ω_i) (float64).",
+            tolerance=close("float32 table and dot products: the float32−float64 gap of these 64×64 "
+                            "dot products is ≤ 3e-5 on CPU; 1e-4 bounds it", atol=1e-4))
+           for k in GAPS},
+        **{f"gap{k}-spread": Case(
+            statement=f"gap {k}: std over i of PE(i)·PE(i+{k}), divided by the largest float32 "
+                      "rounding error of the same dot products (vs float64), is at most 1.",
+            post_value=POST_GAP_STD[k], unit="(post: std itself)",
+            tolerance=at_most(1.0, "if the dot product depends on k alone, its float32 values can differ "
+                                   "over i only by their rounding error; that error is measured, not assumed"))
+           for k in GAPS},
+    },
+)
+@pytest.mark.parametrize("quantity", ["vs_post", "vs_closed_form", "spread"])
+@pytest.mark.parametrize("k", GAPS, ids=lambda k: f"gap{k}")
+def test_dot_depends_only_on_gap(verify, k, quantity):
+    dots32, dots64 = _gap_dots(torch.float32)[k], _gap_dots(torch.float64)[k]
+    if quantity == "vs_post":
+        verify(dots32.mean().item())
+    elif quantity == "vs_closed_form":
+        closed = torch.cos(k * frequencies(128, dtype=torch.float64)).sum().item()
+        verify(dots32.mean().item(), reference=closed)
+    else:
+        noise = max((_gap_dots(torch.float32)[g].double() - _gap_dots(torch.float64)[g]).abs().max().item()
+                    for g in GAPS)
+        std = dots32.std().item()
+        verify(std / noise, details={"std (float32)": std, "float32 rounding error": noise,
+                                     "std (float64)": dots64.std().item()})
+
+
+@claim(
+    id="pe.sin.shift_is_linear_map",
+    source="Post A, 'PE(pos+k) is a linear function of PE(pos)'; post B, 'sin(a+b), cos(a+b)'",
+    statement="PE(pos+k) = M_k·PE(pos) for every pos, with M_k a block-diagonal 2×2 rotation per "
+              "(sin, cos) channel pair built from k alone (d_model=128, pos 0–63, float64).",
+    tolerance=at_most(1e-9, "float64 sin/cos of angles ≤ 94 rad err by ~1e-14; a wrong layout or "
+                            "frequency gives residuals of order 1"),
+)
+@pytest.mark.parametrize("k", GAPS, ids=lambda k: f"k{k}")
+def test_shift_is_linear_map(verify, k):
+    pe = sinusoidal_table(64 + k, 128, dtype=torch.float64)  # [L + k, D]
+    shifted = pe[:64] @ shift_matrix(k, 128).T  # [L, D]: row pos is M_k · PE(pos)
+    verify((pe[k:] - shifted).abs().max().item())
+
+
+@claim(
+    id="pe.sin.wavelength_spread",
+    source=POST_B,
+    statement="Low channels change fast and high channels barely move over 8 positions (d_model=6).",
+    cases={
+        "fast_pair": Case(statement="channels 0–1 sweep at least half of [−1, 1] (range ≥ 1).",
+                          tolerance=at_least(1.0, "ω_0 = 1 rad/position: 7 positions cover more than a period")),
+        "slow_pair": Case(statement="channels 4–5 move by at most 1 % of [−1, 1] (range ≤ 0.02): "
+                                    "the post's 'barely change'.",
+                          post_value="≈ constant",
+                          tolerance=at_most(0.02, "our reading of 'barely change': under 1 % of the "
+                                                  "span [−1, 1]")),
+        "monotone": Case(statement="each channel pair moves strictly less than the pair before it "
+                                   "(smallest drop in range between consecutive pairs > 0).",
+                         tolerance=at_least(0.0, "wavelength grows with the channel index", strict=True)),
+    },
+)
+@pytest.mark.parametrize("case", ["fast_pair", "slow_pair", "monotone"])
+def test_wavelength_spread(verify, case):
+    pe = sinusoidal_table(8, 6)  # [8, 6]
+    span = (pe.max(0).values - pe.min(0).values)  # [6]: range of each channel over the positions
+    pair_span = span.view(3, 2).max(1).values  # [3]
+    details = {"channel ranges": [round(v, 5) for v in span.tolist()]}
+    if case == "fast_pair":
+        verify(pair_span[0].item(), details=details)
+    elif case == "slow_pair":
+        verify(pair_span[2].item(), details=details)
+    else:
+        verify((pair_span[:-1] - pair_span[1:]).min().item(), details=details)
+
+
+@claim(
+    id="pe.sin.nearby_positions_similar",
+    source="Post A, exp. 3 table; post B, 'position 10과 11'",
+    statement="Closer positions have larger dot products: PE(10)·PE(11) > PE(10)·PE(13) > PE(10)·PE(20) "
+              "> PE(10)·PE(40) (d_model=128); measured: the smallest of the three drops.",
+    post_value=[POST_GAP_MEAN[k] for k in GAPS], unit="(dot products at gaps 1, 3, 10, 30)",
+    tolerance=at_least(0.0, "a strict ordering: every drop must be positive", strict=True),
+)
+def test_nearby_positions_similar(verify):
+    pe = sinusoidal_table(64, 128)  # [L, D]
+    dots = torch.stack([pe[10] @ pe[10 + k] for k in GAPS])  # [4]
+    verify((dots[:-1] - dots[1:]).min().item(), details={"dots": [round(v, 3) for v in dots.tolist()]})
+
+
+@claim(
+    id="pe.sin.parameter_free_any_length",
+    source="Post B, '학습되는 position embedding과의 차이'",
+    statement="Sinusoidal PE has no parameters and is defined for any length; a learned table "
+              "(max_len rows) is trained by the optimizer and has no row past max_len.",
+    tolerance=exact("counts and outcomes are exact"),
+    cases={
+        "sin_parameters": Case(statement="SinusoidalPositionalEncoding(d_model=128) has 0 parameters.",
+                               post_value=0),
+        "sin_far_positions_finite": Case(
+            statement="its table at seq_len=100,000 is finite and within [−1, 1] everywhere.", post_value=True),
+        "learned_parameters": Case(statement="a learned table with max_len=40, d_model=128 has "
+                                             "40·128 trainable parameters (post A's 40-row table)."),
+        "learned_trained_by_optimizer": Case(
+            statement="one Adam step on a length-20 batch changes exactly the 20 rows used "
+                      "(and leaves rows 20–39 as initialised): [rows changed in 0–19, rows changed in 20–39].",
+            post_value=[20, 0]),
+        "learned_past_max_len_raises": Case(
+            statement="asking a 40-row table for 41 positions raises a clear ValueError.", post_value="ValueError"),
+    },
+)
+@pytest.mark.parametrize("case", ["sin_parameters", "sin_far_positions_finite", "learned_parameters",
+                                  "learned_trained_by_optimizer", "learned_past_max_len_raises"])
+def test_parameter_free_any_length(verify, case, generator):
+    torch.manual_seed(generator.initial_seed())
+    learned = LearnedPositionalEmbedding(40, 128)
+    if case == "sin_parameters":
+        verify(sum(p.numel() for p in SinusoidalPositionalEncoding(128).parameters()))
+    elif case == "sin_far_positions_finite":
+        table = SinusoidalPositionalEncoding(128)(100_000)  # [100000, 128]
+        verify(bool(torch.isfinite(table).all() and table.abs().max() <= 1.0))
+    elif case == "learned_parameters":
+        verify(sum(p.numel() for p in learned.parameters() if p.requires_grad), reference=40 * 128)
+    elif case == "learned_trained_by_optimizer":
+        before = learned.weight.detach().clone()
+        opt = torch.optim.Adam(learned.parameters(), lr=1e-3)
+        x = torch.randn(256, 20, 128, generator=generator)  # [B, T, D] stand-in token embeddings
+        (x + learned(20)).pow(2).mean().backward()
+        opt.step()
+        changed = (learned.weight.detach() != before).any(dim=1)  # [40]
+        verify([int(changed[:20].sum()), int(changed[20:].sum())])
+    else:
+        try:
+            learned(41)
+            outcome = "no error (silently served 41 rows)"
+        except ValueError as exc:
+            outcome = type(exc).__name__
+            message = str(exc)
+        verify(outcome, details={"message": message} if outcome == "ValueError" else None)
