@@ -1,0 +1,126 @@
+"""Position inside attention: order-blindness without PE, RoPE's relative scores, insertion invariance.
+
+Post A, "위치: 순환을 버린 대가" (ref. part 5); post B, "position 정보가 attention 안에서 쓰이는 방식",
+"요즘 모델은 RoPE를 더 많이 쓴다", figure 3.
+"""
+
+import pytest
+import torch
+
+from fixtures.attention import SingleHeadSelfAttention
+from fixtures.declare import Case, at_least, at_most, claim
+from fixtures.positional import LearnedPositionalEmbedding, RelativePositionBias, apply_rope, sinusoidal_table
+
+FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values; a position-dependent "
+                              "computation differs by O(0.1–10)")
+
+
+@claim(
+    id="attn.order_blind_without_pe",
+    source="Post A, '5편 실험 1' (recalled in '위치: 순환을 버린 대가'); post B, introduction",
+    statement="Self-attention without PE cannot tell positions apart: permuting the input permutes the "
+              "output. Measured: max |attn(x[:, π]) − attn(x)[:, π]| (B=4, T=10, D=128, float64).",
+    tolerance=FLOAT64_NOISE,
+    cases={
+        "without_pe": Case(statement="no positional encoding: the residual is rounding noise."),
+        "with_sinusoidal_pe": Case(
+            statement="control: with sinusoidal PE added to the input, permuting changes the output "
+                      "beyond a permutation (residual ≥ 1e-3).",
+            tolerance=at_least(1e-3, "six orders of magnitude above the float64 noise bound of the "
+                                     "other case; PE terms of size ~1 move outputs by O(0.1–1)")),
+    },
+)
+@pytest.mark.parametrize("case", ["without_pe", "with_sinusoidal_pe"])
+def test_order_blind_without_pe(verify, case, generator):
+    attn = SingleHeadSelfAttention(128, generator=generator).double()
+    x = torch.randn(4, 10, 128, generator=generator, dtype=torch.float64)  # [B, T, D] token embeddings
+    perm = torch.randperm(10, generator=generator)  # [T]
+    pe = sinusoidal_table(10, 128, dtype=torch.float64) if case == "with_sinusoidal_pe" else 0.0  # [T, D]
+    with torch.no_grad():
+        out = attn(x + pe)  # [B, T, D]
+        out_perm = attn(x[:, perm] + pe)  # [B, T, D]: the same tokens in another order
+    verify((out_perm - out[:, perm]).abs().max().item())
+
+
+@claim(
+    id="rope.score_depends_only_on_offset",
+    source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다'",
+    statement="Rotating q and k by their positions makes rope(q, m)·rope(k, n) a function of m − n "
+              "alone (D=64, m, n in 0–63, float64).",
+    tolerance=FLOAT64_NOISE,
+    cases={
+        "same_offset_spread": Case(statement="largest spread (max − min) of the score over pairs with "
+                                             "the same offset m − n."),
+        "varies_with_offset": Case(
+            statement="control: the score does change with the offset (range of the per-offset score ≥ 0.1).",
+            tolerance=at_least(0.1, "|q·k| ~ √64·1 = 8 for unit-normal q, k: rotations by different "
+                                    "angles move it by O(1); without any rotation it would be exactly 0")),
+    },
+)
+@pytest.mark.parametrize("case", ["same_offset_spread", "varies_with_offset"])
+def test_rope_score_depends_only_on_offset(verify, case, generator):
+    q, k = torch.randn(2, 64, generator=generator, dtype=torch.float64)  # [D] each
+    positions = torch.arange(64)
+    rq = apply_rope(q.expand(64, 64), positions)  # [T, D]: q at every position m
+    rk = apply_rope(k.expand(64, 64), positions)  # [T, D]: k at every position n
+    scores = rq @ rk.T  # [T, T]: score[m, n]
+    per_offset = [torch.diagonal(scores, offset=o) for o in range(-63, 64)]  # score along m − n = −o
+    if case == "same_offset_spread":
+        verify(max((d.max() - d.min()).item() for d in per_offset))
+    else:
+        means = torch.stack([d.mean() for d in per_offset])  # [2T − 1]
+        verify((means.max() - means.min()).item())
+
+
+SCHEMES = ["relative_bias", "rope", "sinusoidal", "learned"]
+
+
+@claim(
+    id="pos.relative_survives_insertion",
+    source="Post B, figure 3 ('문장 앞에 토큰이 끼어들면')",
+    statement="Inserting a token at the front shifts absolute positions but keeps relative ones: the "
+              "attention logits among the original tokens are unchanged for relative schemes and changed "
+              "for absolute ones. Measured: max |logit change| over the original token pairs (T=6 → 7, "
+              "D=64, float64).",
+    tolerance=FLOAT64_NOISE,
+    cases={
+        "relative_bias": Case(statement="per-offset relative bias (post A's rel, random entries): unchanged."),
+        "rope": Case(statement="RoPE: unchanged."),
+        "sinusoidal": Case(
+            statement="sinusoidal PE added to the input (absolute): changed (≥ 1e-3).",
+            tolerance=at_least(1e-3, "six orders above float64 noise; absolute terms of size ~1 move "
+                                     "logits by O(0.1–1)")),
+        "learned": Case(
+            statement="learned table added to the input (absolute; entries ~N(0, 1), the scale of the "
+                      "token embeddings): changed (≥ 1e-3).",
+            tolerance=at_least(1e-3, "six orders above float64 noise; absolute terms of size ~1 move "
+                                     "logits by O(0.1–1)")),
+    },
+)
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_relative_survives_insertion(verify, scheme, generator):
+    d_model, seq_len = 64, 6
+    attn = SingleHeadSelfAttention(d_model, generator=generator).double()
+    tok_emb = torch.randn(50, d_model, generator=generator, dtype=torch.float64)  # [V, D]
+    ids = torch.randint(0, 50, (1, seq_len), generator=generator)  # [B=1, T]
+    longer = torch.cat([torch.randint(0, 50, (1, 1), generator=generator), ids], dim=1)  # [1, T + 1]
+    rel = RelativePositionBias(seq_len + 1).double()
+    learned = LearnedPositionalEmbedding(seq_len + 1, d_model, init_std=1.0).double()
+    with torch.no_grad():
+        rel.bias.copy_(torch.randn(rel.bias.shape, generator=generator, dtype=torch.float64))
+
+    def logits(x_ids: torch.Tensor) -> torch.Tensor:  # [1, T', T']
+        t = x_ids.shape[1]
+        h = tok_emb[x_ids]  # [1, T', D]
+        if scheme == "sinusoidal":
+            return attn.logits(h + sinusoidal_table(t, d_model, dtype=torch.float64))
+        if scheme == "learned":
+            return attn.logits(h + learned(t))
+        if scheme == "rope":
+            return attn.logits(h, rope_positions=torch.arange(t))
+        return attn.logits(h, bias=rel(t, t))
+
+    with torch.no_grad():
+        before = logits(ids)[0]  # [T, T]
+        after = logits(longer)[0, 1:, 1:]  # [T, T]: the same token pairs, one position later
+    verify((after - before).abs().max().item())

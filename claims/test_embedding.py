@@ -1,0 +1,98 @@
+"""Token embeddings and the training loop: what nn.Embedding is, how gradients accumulate, add vs concat.
+
+Post A, introduction and "PyTorch 훈련의 4단계"; post B, "위치는 왜 embedding에 더해도 되는가".
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from fixtures.declare import Case, at_most, claim, exact
+from fixtures.positional import sinusoidal_table
+
+
+@claim(
+    id="emb.lookup_equals_onehot_matmul",
+    source="Post A, introduction ('nn.Embedding은 원-핫 벡터와 행렬의 곱을 룩업으로')",
+    statement="nn.Embedding(ids) equals one_hot(ids) @ W bit for bit: the lookup is the one-hot product "
+              "done as a row read (V=1,000, D=64, ids [4, 16]); measured: max |Δ|.",
+    post_value=0.0,
+    tolerance=exact("a one-hot product adds exact zeros to one row; IEEE float32 makes it bit-identical "
+                    "(TF32 matmul, off by default in torch, would break this)"),
+)
+def test_lookup_equals_onehot_matmul(verify, generator):
+    table = nn.Embedding(1000, 64)
+    with torch.no_grad():
+        table.weight.copy_(torch.randn(1000, 64, generator=generator))
+    ids = torch.randint(0, 1000, (4, 16), generator=generator)  # [B, T]
+    lookup = table(ids)  # [B, T, D]
+    product = F.one_hot(ids, 1000).to(table.weight.dtype) @ table.weight  # [B, T, V] @ [V, D] -> [B, T, D]
+    verify((lookup - product).abs().max().item())
+
+
+def _grad_after(passes: int, zero_grad_between: bool, generator: torch.Generator) -> torch.Tensor:
+    torch.manual_seed(generator.initial_seed())
+    model = nn.Sequential(nn.Embedding(50, 16), nn.Flatten(), nn.Linear(16 * 8, 50))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    ids = torch.randint(0, 50, (32, 8), generator=torch.Generator().manual_seed(0))  # [B, T]
+    target = torch.randint(0, 50, (32,), generator=torch.Generator().manual_seed(1))  # [B]
+    for _ in range(passes):
+        if zero_grad_between:
+            opt.zero_grad()
+        F.cross_entropy(model(ids), target).backward()
+    return model[0].weight.grad.clone()  # [V, D]
+
+
+@claim(
+    id="train.grad_accumulates",
+    source="Post A, 'PyTorch 훈련의 4단계' (2) opt.zero_grad()",
+    statement="Without zero_grad, a second backward pass adds to .grad: after two passes .grad = 2 × its "
+              "value after one; with zero_grad between passes it equals the one-pass value. Measured: max |Δ|.",
+    post_value=0.0,
+    tolerance=exact("the same backward pass twice is deterministic on CPU, and g + g = 2g exactly in IEEE"),
+    cases={"without_zero_grad": Case(statement="two backward passes, no zero_grad: max |grad − 2·grad₁|."),
+           "with_zero_grad": Case(statement="zero_grad before each pass: max |grad − grad₁|.")},
+)
+@pytest.mark.parametrize("case", ["without_zero_grad", "with_zero_grad"])
+def test_grad_accumulates(verify, case, generator):
+    once = _grad_after(1, zero_grad_between=False, generator=generator)
+    if case == "without_zero_grad":
+        verify((_grad_after(2, zero_grad_between=False, generator=generator) - 2 * once).abs().max().item())
+    else:
+        verify((_grad_after(2, zero_grad_between=True, generator=generator) - once).abs().max().item())
+
+
+@claim(
+    id="input.add_keeps_width",
+    source="Post A, '더할 것인가, 이어붙일 것인가'; post B, 'token_embedding[token_ids] + positional_encoding[:seq_len]'",
+    statement="Adding PE keeps the input [B, T, D]; concatenating it widens the input to [B, T, 2D] and "
+              "every later projection with it (one attention block has 4× the weights at 2D).",
+    tolerance=exact("shapes and parameter counts are integers"),
+    cases={
+        "add_shape": Case(statement="tok_emb[ids] + pe[:T] with B=2, T=8, D=6 (post B) has shape [B, T, D].",
+                          post_value=[2, 8, 6]),
+        "concat_shape": Case(statement="cat(tok_emb[ids], pe[:T]) has shape [B, T, 2D].", post_value=[2, 8, 12]),
+        "attention_params_ratio": Case(
+            statement="parameters of one attention block (Q, K, V, O projections, 12 heads) at width "
+                      "2·768 over width 768: the projections are D×D, so 4×.",
+            post_value=None),
+    },
+)
+@pytest.mark.parametrize("case", ["add_shape", "concat_shape", "attention_params_ratio"])
+def test_add_keeps_width(verify, case, generator):
+    if case == "attention_params_ratio":
+        def count(d_model: int) -> int:
+            return sum(p.numel() for p in nn.MultiheadAttention(d_model, 12, bias=False).parameters())
+        verify(count(2 * 768) / count(768), reference=4.0,
+               details={"params at D=768": count(768), "params at D=1536": count(2 * 768)})
+        return
+    batch, seq_len, d_model = 2, 8, 6
+    tok_emb = torch.randn(50, d_model, generator=generator)  # [V, D]
+    ids = torch.randint(0, 50, (batch, seq_len), generator=generator)  # [B, T]
+    pe = sinusoidal_table(seq_len, d_model)  # [T, D]
+    if case == "add_shape":
+        x = tok_emb[ids] + pe  # [B, T, D]
+    else:
+        x = torch.cat([tok_emb[ids], pe.expand(batch, -1, -1)], dim=-1)  # [B, T, 2D]
+    verify(list(x.shape))

@@ -1,0 +1,95 @@
+"""Each deterministic claim fails on a broken implementation (mutation tests).
+
+Every case copies real claim modules into a ``pytester`` directory, plants one bug through a conftest
+that patches ``fixtures`` before the claims import it, runs pytest in a subprocess, and checks that
+the run fails with exactly the claim rows that bug should break reported not as expected.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MUTATIONS = {
+    # [sin | cos] concatenated instead of interleaved
+    "concat_layout": (["test_sinusoidal.py"], """
+        import torch, fixtures.positional as P
+        def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32):
+            two_i = torch.arange(0, d_model, 2, dtype=dtype)
+            angle = torch.arange(seq_len, dtype=dtype)[:, None] / base ** (two_i / d_model)
+            return torch.cat([angle.sin(), angle.cos()], dim=1)
+        P.sinusoidal_table = broken
+        """, {"pe.sin.table_8x6", "pe.sin.position0", "pe.sin.wavelength_spread[monotone]",
+              "pe.sin.wavelength_spread[slow_pair]",
+              *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30))}),
+    # exponent computed per column (j/d) instead of per pair (2i/d)
+    "exponent_per_column": (["test_sinusoidal.py"], """
+        import torch, fixtures.positional as P
+        def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32):
+            j = torch.arange(d_model, dtype=dtype)
+            angle = torch.arange(seq_len, dtype=dtype)[:, None] / base ** (j / d_model)
+            pe = angle.clone()
+            pe[:, 0::2], pe[:, 1::2] = angle[:, 0::2].sin(), angle[:, 1::2].cos()
+            return pe
+        P.sinusoidal_table = broken
+        """, {"pe.sin.table_8x6", *(f"pe.sin.dot_depends_only_on_gap[gap{k}-{q}]" for k in (1, 3, 10, 30)
+                                    for q in ("spread", "vs_post", "vs_closed_form")),
+              *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30))}),
+    # RoPE that forgets to rotate
+    "rope_without_rotation": (["test_attention.py"], """
+        import fixtures.positional as P
+        P.apply_rope = lambda x, positions, base=P.BASE: x
+        """, {"rope.score_depends_only_on_offset[varies_with_offset]"}),
+    # attention that never sees the positional encoding
+    "pe_not_added": (["test_attention.py"], """
+        import torch, fixtures.positional as P
+        table = P.sinusoidal_table
+        P.sinusoidal_table = lambda *a, **k: torch.zeros_like(table(*a, **k))
+        P.LearnedPositionalEmbedding.forward = lambda self, seq_len: torch.zeros_like(self.weight[:seq_len])
+        """, {"attn.order_blind_without_pe[with_sinusoidal_pe]", "pos.relative_survives_insertion[sinusoidal]",
+              "pos.relative_survives_insertion[learned]"}),
+    # a learned table that silently clamps instead of refusing positions past its end
+    "learned_table_clamps": (["test_sinusoidal.py"], """
+        import torch, fixtures.positional as P
+        P.LearnedPositionalEmbedding.forward = (
+            lambda self, seq_len: self.weight[torch.arange(seq_len).clamp(max=self.max_len - 1)])
+        """, {"pe.sin.parameter_free_any_length[learned_past_max_len_raises]"}),
+    # particles tried shortest first
+    "particles_shortest_first": (["test_tokenization.py"], """
+        import fixtures.stemming as S
+        S.PARTICLES = tuple(sorted(S.PARTICLES, key=len))
+        """, {"stem.particle_rules"}),
+    # a lookup that reads the wrong row
+    "lookup_off_by_one": (["test_embedding.py"], """
+        import torch.nn.functional as F
+        one_hot = F.one_hot
+        F.one_hot = lambda ids, n: one_hot((ids + 1) % n, n)
+        """, {"emb.lookup_equals_onehot_matmul"}),
+    # an expected-refuted claim that starts holding: a 100,000-word vocabulary gives 11,111×
+    "ns_bigger_vocabulary": (["test_negative_sampling.py"], """
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.module.VOCAB = 100_000
+        """, {"ns.flop_ratio"}),
+}
+
+
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
+def test_claims_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                              mutation: str) -> None:
+    files, patch, broken_rows = MUTATIONS[mutation]
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    for name in files:
+        shutil.copy(ROOT / "claims" / name, pytester.path / name)
+    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
+    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows

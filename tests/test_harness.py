@@ -1,0 +1,232 @@
+"""Self-tests of the claims harness, through pytest's own ``pytester``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONFTEST = 'pytest_plugins = ["fixtures.harness"]\n'
+
+CLAIMS = '''
+"""Toy claims for the harness tests."""
+import pytest
+from fixtures.declare import Case, at_most, claim, close, exact
+
+@claim(id="toy.holds", source="test", statement="1 + 1 is 2", post_value=2,
+       tolerance=exact("integers"))
+def test_holds(verify):
+    verify(1 + 1)
+
+@claim(id="toy.refuted_as_expected", source="test", statement="pi is 3", post_value=3.0,
+       tolerance=close("a tight bound", atol=1e-3), expect="refuted")
+def test_refuted(verify):
+    verify(3.14159)
+
+@claim(id="toy.cases", source="test", statement="small numbers",
+       tolerance=at_most(1.0, "one"),
+       cases={"a": Case(post_value=0.5), "b": Case(tolerance=at_most(10.0, "ten"))})
+@pytest.mark.parametrize("x", [pytest.param(0.5, id="a"), pytest.param(5.0, id="b")])
+def test_cases(verify, x):
+    verify(x)
+
+@claim(id="toy.skipped", source="test", statement="needs weights", tolerance=exact("n/a"))
+def test_skipped(verify):
+    pytest.skip("weights not found: set TOY_DIR")
+
+def test_plain():
+    assert True
+'''
+
+
+def _results(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+
+
+def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
+    return {r["id"]: r for r in _results(pytester)["claims"]}
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_toy=CLAIMS)
+    return pytester
+
+
+def test_verdicts_and_report(suite: pytest.Pytester) -> None:
+    result = suite.runpytest()
+    result.assert_outcomes(passed=5, skipped=1)
+    rows = _rows(suite)
+    assert {rid: r["verdict"] for rid, r in rows.items()} == {
+        "toy.holds": "holds", "toy.refuted_as_expected": "refuted", "toy.cases[a]": "holds",
+        "toy.cases[b]": "holds", "toy.skipped": "skipped"}
+    assert rows["toy.skipped"]["reason"] == "weights not found: set TOY_DIR"
+    assert rows["toy.cases[b]"]["tolerance"] == "≤ 10"
+    md = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "**3** holds · **1** refuted · **1** skipped · **0** error" in md
+    assert "weights not found: set TOY_DIR" in md
+    result.stdout.fnmatch_lines(["*5 claim rows measured: 3 holds · 1 refuted · 1 skipped · 0 error*"])
+    env = _results(suite)["environment"]
+    assert {"date", "git_commit", "torch", "transformers", "device", "seed"} <= set(env)
+    assert not list((suite.path / "reports").glob(".*.tmp"))
+
+
+def test_expected_refuted_that_holds_fails_the_run(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_flip='''
+from fixtures.declare import claim, exact
+@claim(id="toy.flip", source="test", statement="2 is 2", post_value=2,
+       tolerance=exact("integers"), expect="refuted")
+def test_flip(verify):
+    verify(2)
+''')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*claim 'toy.flip' was expected to be refuted but the measurement says holds*"])
+    assert _rows(pytester)["toy.flip"]["as_expected"] is False
+
+
+def test_expected_holds_that_is_refuted_fails_the_run(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_flip='''
+from fixtures.declare import at_most, claim
+@claim(id="toy.too_big", source="test", statement="x is small", tolerance=at_most(1.0, "one"))
+def test_flip(verify):
+    verify(2.0)
+''')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*expected to be holds but the measurement says refuted: measured 2*≤ 1 (one)*"])
+
+
+@pytest.mark.parametrize(("declaration", "message"), [
+    ('tolerance=None', "claim 'toy.bad': no tolerance declared"),
+    ('tolerance=exact("x"), expect="maybe"', "claim 'toy.bad': expected verdict 'maybe' is unknown"),
+    ('tolerance=exact("")', "claim 'toy.bad': tolerance must be a Tolerance with a non-empty reason"),
+])
+def test_bad_declaration_is_a_collection_error(pytester: pytest.Pytester, declaration: str, message: str) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_bad=f'''
+from fixtures.declare import claim, exact
+@claim(id="toy.bad", source="test", statement="s", {declaration})
+def test_bad(verify):
+    verify(1)
+''')
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting test_bad.py*", f"*ClaimDeclarationError: {message}*"])
+
+
+def test_undeclared_case_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_case='''
+import pytest
+from fixtures.declare import Case, claim, exact
+@claim(id="toy.case", source="test", statement="s", tolerance=exact("x"), cases={"a": Case()})
+@pytest.mark.parametrize("x", [1, 2], ids=["a", "typo"])
+def test_case(verify, x):
+    verify(x)
+''')
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*claim 'toy.case': test parameter id 'typo' is not one of its declared cases*"])
+
+
+def test_duplicate_id_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    body = '''
+from fixtures.declare import claim, exact
+@claim(id="toy.same", source="test", statement="s", tolerance=exact("x"))
+def test_{n}(verify):
+    verify(1)
+'''
+    pytester.makepyfile(test_one=body.format(n="one"), test_two=body.format(n="two"))
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*claim id 'toy.same' is declared twice*"])
+
+
+def test_claim_that_never_measures_is_an_error_row(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_lazy='''
+from fixtures.declare import claim, exact
+@claim(id="toy.lazy", source="test", statement="s", tolerance=exact("x"))
+def test_lazy(verify):
+    pass
+
+@claim(id="toy.crash", source="test", statement="s", tolerance=exact("x"))
+def test_crash(verify):
+    raise RuntimeError("model exploded")
+''')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    rows = _rows(pytester)
+    assert rows["toy.lazy"]["verdict"] == rows["toy.crash"]["verdict"] == "error"
+    assert "must end by calling verify" in rows["toy.lazy"]["reason"]
+    assert "model exploded" in rows["toy.crash"]["reason"]
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("--claims-seed=-3", "*--claims-seed: expected a non-negative integer, got -3*"),
+    ("--claims-seed=abc", "*--claims-seed: expected a non-negative integer, got 'abc'*"),
+    ("--claims-device=tpu", "*--claims-device: invalid choice: 'tpu'*"),
+])
+def test_bad_option_is_a_usage_error(suite: pytest.Pytester, option: str, message: str) -> None:
+    result = suite.runpytest(option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_parallel_run_gives_the_same_rows(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    serial = {rid: (r["verdict"], r["measured"]) for rid, r in _rows(suite).items()}
+    (suite.path / "reports" / "results.json").unlink()
+    result = suite.runpytest("-n", "2")
+    result.assert_outcomes(passed=5, skipped=1)
+    parallel = _rows(suite)
+    assert {rid: (r["verdict"], r["measured"]) for rid, r in parallel.items()} == serial
+    assert _results(suite)["environment"]["xdist_workers"] == 2
+    assert not any(r["carried"] for r in parallel.values())
+
+
+def test_partial_run_merges_by_id(suite: pytest.Pytester) -> None:
+    suite.runpytest()
+    first = _rows(suite)
+    suite.runpytest("-k", "toy.holds")
+    data = _results(suite)
+    rows = {r["id"]: r for r in data["claims"]}
+    assert set(rows) == set(first)
+    assert not rows["toy.holds"]["carried"]
+    assert all(rows[rid]["carried"] for rid in rows if rid != "toy.holds")
+    assert data["measured_this_run"] == 1 and data["carried_over"] == 4
+    md = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "Partial run: 1 rows measured now, 4 carried over" in md
+
+
+def test_removed_claim_is_dropped_not_carried(suite: pytest.Pytester) -> None:
+    suite.runpytest()
+    suite.makepyfile(test_toy=CLAIMS.replace('id="toy.skipped"', 'id="toy.renamed"'))
+    suite.runpytest("-k", "toy.holds")
+    rows = _rows(suite)
+    assert "toy.skipped" not in rows
+    assert "toy.renamed" not in rows  # declared, but neither measured now nor before
+
+
+def test_corrupt_previous_report_is_rebuilt(suite: pytest.Pytester) -> None:
+    (suite.path / "reports").mkdir()
+    (suite.path / "reports" / "results.json").write_text('{"claims": [', encoding="utf-8")
+    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    data = _results(suite)
+    assert len(data["claims"]) == 5
+    assert "previous results.json was unreadable" in data["warning"]
+
+
+def test_no_report_option(suite: pytest.Pytester) -> None:
+    suite.runpytest("--no-claims-report").assert_outcomes(passed=5, skipped=1)
+    assert not (suite.path / "reports").exists()
