@@ -6,10 +6,15 @@ The harness itself (options, ``verify``, ``seed``, ``device``, the report) is th
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
-from fixtures import tokenizers
+from fixtures import embeddings, tokenizers
+from fixtures.analogy import BPEVocabulary
 
 pytest_plugins = ["fixtures.harness"]
 
@@ -28,3 +33,74 @@ def gpt2_tokenizer():
         return tokenizers.gpt2_tokenizer()
     except tokenizers.TokenizerUnavailable as exc:
         pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def gpt2_wte(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> embeddings.Embeddings:
+    """GPT-2's token-embedding table (``wte``, [50257, 768]) named by GPT-2's BPE: from
+    ``--claims-gpt2-dir``, ``$CLAIMS_GPT2_DIR``, the local HF cache, or the hub when reachable.
+    Skips, saying how to provide the weights, when none works (loaded once per run and worker)."""
+    try:
+        table, source = embeddings.gpt2_wte(pytestconfig.getoption("claims_gpt2_dir"))
+    except embeddings.EmbeddingsUnavailable as exc:
+        pytest.skip(str(exc))
+    vocab = BPEVocabulary(request.getfixturevalue("gpt2_tokenizer"))
+    return embeddings.Embeddings(table, vocab, source)
+
+
+@pytest.fixture(scope="session")
+def glove() -> embeddings.Embeddings:
+    """GloVe 6B-50d ([400000, 50], uncased words) from the ``glove`` extra; skips with the install
+    command when it is absent."""
+    try:
+        return embeddings.glove_6b_50d()
+    except embeddings.EmbeddingsUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def weight_cache(pytestconfig: pytest.Config):
+    """The persistent cache of trained weights (:class:`fixtures.cache.WeightCache`): in
+    ``--claims-cache-dir``, else ``$CLAIMS_CACHE_DIR``, else ``<rootdir>/.cache/claims``. Shared by
+    xdist workers, which train each entry once; ``--claims-retrain`` rebuilds what this run uses.
+    Progress and rebuild notices are written to the terminal."""
+    from fixtures.cache import WeightCache
+    from fixtures.harness import run_id
+
+    root = (pytestconfig.getoption("claims_cache_dir") or os.environ.get("CLAIMS_CACHE_DIR")
+            or pytestconfig.rootpath / ".cache" / "claims")
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+
+    def say(message: str) -> None:
+        with capture.global_and_fixture_disabled():
+            sys.stderr.write(f"\n[claims cache{' ' + worker if worker else ''}] {message}\n")
+            sys.stderr.flush()
+
+    return WeightCache(Path(root), run_id=run_id(pytestconfig), say=say,
+                       retrain=pytestconfig.getoption("claims_retrain"))
+
+
+@pytest.fixture(scope="session")
+def extrapolation_lab(weight_cache, device: torch.device):
+    """Post A's length-extrapolation runs (:class:`fixtures.extrapolation.ExtrapolationLab`): each
+    (scheme, seed) trained once through ``weight_cache`` and evaluated once per process."""
+    from fixtures.extrapolation import ExtrapolationLab
+
+    return ExtrapolationLab(weight_cache, device)
+
+
+@pytest.fixture(scope="session")
+def word2vec(weight_cache, device: torch.device, pytestconfig: pytest.Config, seed: int):
+    """Post A's exp. 1 (:class:`fixtures.word2vec.Word2VecLab`): the corpus (``--claims-corpus``,
+    ``$CLAIMS_CORPUS`` or the shared Korean Wikipedia file) and skip-gram models trained once through
+    ``weight_cache``. Skips, naming the fix, when the corpus is missing or unreadable."""
+    from fixtures import corpus
+    from fixtures.word2vec import Word2VecLab
+
+    try:
+        data = corpus.build_corpus(corpus.corpus_path(pytestconfig.getoption("claims_corpus")))
+    except corpus.CorpusUnavailable as exc:
+        pytest.skip(str(exc))
+    return Word2VecLab(data, weight_cache, device, optimizer=pytestconfig.getoption("claims_w2v_optimizer"),
+                       seed=seed)

@@ -1,0 +1,155 @@
+"""The extrapolation fixture is post A's protocol: same initial weights and batches, the same function
+(the fast path against the post's step-by-step computation), and positional schemes that match their
+references (ALiBi's slopes, T5's buckets)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from fixtures import extrapolation
+from fixtures.cache import WeightCache
+from fixtures.extrapolation import (
+    SCHEMES,
+    ExtrapolationConfig,
+    ExtrapolationLab,
+    ExtrapolationModel,
+    data_generator,
+    initial_model,
+    train,
+)
+from fixtures.positional import (
+    ALiBiBias,
+    ClippedRelativePositionBias,
+    T5RelativePositionBias,
+    alibi_slopes,
+    t5_bucket,
+)
+
+
+def posts_initial_weights(scheme: str, seed: int) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+    """Post A's module, initialised as its script does, and its first batch (CPU stream)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        weights = {"tok_emb.weight": nn.Embedding(50, 128).weight.detach()}
+        if scheme == "learned":
+            weights["pos.weight"] = torch.randn(40, 128) * 0.02
+        elif scheme == "relative":
+            weights["pos.bias"] = torch.zeros(79)
+        for name in ("Wq", "Wk", "Wv"):
+            weights[f"attn.{name}"] = torch.randn(128, 128) / 128**0.5
+        out = nn.Linear(128, 50)
+        weights["out.weight"], weights["out.bias"] = out.weight.detach(), out.bias.detach()
+        return weights, torch.randint(0, 50, (256, 20))
+
+
+@pytest.mark.parametrize("scheme", ["learned", "sinusoidal", "relative"])
+def test_initial_weights_and_first_batch_are_the_posts(scheme):
+    expected, batch = posts_initial_weights(scheme, 42)
+    model, cpu_state = initial_model(ExtrapolationConfig(scheme=scheme), 42)
+    state = model.state_dict()
+    assert state.keys() == expected.keys()
+    assert all(torch.equal(state[k], expected[k]) for k in expected)
+    first = torch.randint(0, 50, (256, 20), generator=data_generator(42, cpu_state, torch.device("cpu")))
+    assert torch.equal(first, batch)
+
+
+def _perturbed(scheme: str) -> ExtrapolationModel:
+    model, _ = initial_model(ExtrapolationConfig(scheme=scheme), 0)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.startswith("pos."):
+                p.copy_(torch.randn(p.shape, generator=torch.Generator().manual_seed(1)))  # not all zero
+    return model
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_fast_path_is_the_posts_function(scheme):
+    """Logits and gradients of the fast path equal the post's computation to float64 rounding."""
+    model = _perturbed(scheme).double()
+    for L in model.config.eval_lens:
+        x = torch.randint(0, 50, (4, L), generator=torch.Generator().manual_seed(L))
+        fast, plain = model(x), model.forward_plain(x)
+        assert (fast - plain).abs().max() < 1e-12
+        grads = []
+        for logits in (fast, plain):
+            loss = F.cross_entropy(logits[:, :-1].reshape(-1, 50), x[:, 1:].reshape(-1))
+            grads.append(torch.autograd.grad(loss, list(model.parameters()), retain_graph=True))
+        assert max((a - b).abs().max().item() for a, b in zip(*grads)) < 1e-12
+
+
+def test_training_follows_the_posts_loop():
+    """Five steps of :func:`train` and of the post's loop (step-by-step forward, global generator) from
+    seed 42 end at the same weights, up to float32 rounding."""
+    config = ExtrapolationConfig(scheme="learned", steps=5)
+    fast = train(config, 42, torch.device("cpu"))
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(42)
+        model = ExtrapolationModel(config)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        for _ in range(5):
+            x = torch.randint(0, 50, (256, 20))
+            loss = F.cross_entropy(model.forward_plain(x)[:, :-1].reshape(-1, 50), x[:, 1:].reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    for name, p in model.state_dict().items():
+        assert (fast[f"step5/{name}"] - p).abs().max() < 1e-5, name
+
+
+def test_alibi_slopes_match_the_reference():
+    assert alibi_slopes(8) == [2.0 ** -k for k in range(1, 9)]
+    assert alibi_slopes(1) == [2.0 ** -8]
+    assert alibi_slopes(6) == [2.0 ** -k for k in (2, 4, 6, 8, 1, 3)]  # 4 heads', then every other of 8
+    twelve = [2.0**-k for k in range(1, 9)] + [2.0 ** -(k / 2) for k in (1, 3, 5, 7)]  # 8 heads', then 16's
+    assert all(math.isclose(a, b, rel_tol=1e-15) for a, b in zip(alibi_slopes(12), twelve, strict=True))
+    with pytest.raises(ValueError):
+        alibi_slopes(0)
+    bias = ALiBiBias(2)(3, 3)  # [H, T, T]: slopes 2^−4, 2^−8
+    assert bias.shape == (2, 3, 3)
+    assert bias[0, 0, 2].item() == -2 * 2.0**-4 and bias[1, 2, 0].item() == -2 * 2.0**-8
+
+
+def test_t5_buckets_match_hugging_face():
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    offsets = torch.arange(-300, 301)
+    assert torch.equal(t5_bucket(offsets), t5.T5Attention._relative_position_bucket(offsets))
+    assert T5RelativePositionBias(3)(5, 7).shape == (3, 5, 7)
+
+
+def test_clipped_bias_shares_the_edge_scalar():
+    bias = ClippedRelativePositionBias(2)
+    with torch.no_grad():
+        bias.bias.copy_(torch.arange(5.0))  # offsets −2 … 2
+    assert bias(1, 6)[0, 0].tolist() == [2.0, 3.0, 4.0, 4.0, 4.0, 4.0]
+    assert bias(6, 1)[0, :, 0].tolist() == [2.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_nonsense_is_refused(monkeypatch):
+    with pytest.raises(ValueError, match="unknown positional scheme"):
+        ExtrapolationConfig(scheme="absolute")
+    with pytest.raises(ValueError, match="train_len"):
+        ExtrapolationConfig(train_len=50)
+    model, _ = initial_model(ExtrapolationConfig(scheme="learned"), 0)
+    with pytest.raises(ValueError, match="past its end"):  # the 40-row table has no row 40
+        model(torch.zeros(1, 41, dtype=torch.long))
+    monkeypatch.setattr(extrapolation, "positional_scheme", lambda config: ALiBiBias(4))
+    with pytest.raises(ValueError, match="one head"):
+        ExtrapolationModel(ExtrapolationConfig(scheme="alibi"))
+    assert ExtrapolationConfig(scheme="learned").eval_lens == (20, 40)
+    assert ExtrapolationConfig(scheme="rope").eval_lens == (20, 40, 80)
+
+
+def test_lab_trains_once_and_reloads_the_same_run(tmp_path):
+    config = ExtrapolationConfig(steps=5)
+    first = ExtrapolationLab(WeightCache(tmp_path, run_id="a"), torch.device("cpu"), config=config)
+    second = ExtrapolationLab(WeightCache(tmp_path, run_id="b"), torch.device("cpu"), config=config)
+    a, b = first.run("relative", 7), second.run("relative", 7)
+    assert all(torch.equal(a.accuracy[L], b.accuracy[L]) for L in (20, 40))
+    log = [json.loads(line)["event"] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert log.count("build") == 1 and log.count("load") == 1
