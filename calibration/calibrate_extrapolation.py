@@ -32,11 +32,12 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from fixtures import attention, cache, extrapolation, positional  # noqa: E402
+from fixtures import cache  # noqa: E402
 from fixtures.extrapolation import (  # noqa: E402
     CALIBRATION,
     CURVE_STEPS,
     SCHEMES,
+    TRAINING_CODE,
     ExtrapolationConfig,
     ExtrapolationLab,
     mean_ci,
@@ -93,7 +94,7 @@ def main() -> None:
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "torch": torch.__version__,
         "device": cache.describe_device(args.device),
-        "code": cache.code_digest((extrapolation, positional, attention)),
+        "training_code": cache.code_digest(TRAINING_CODE),
         "protocol": {k: v for k, v in dataclasses.asdict(ExtrapolationConfig()).items() if k != "scheme"},
         "seeds": seeds,
         "runs": per_scheme,

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fixtures.declare import Case, at_most, claim, exact
+from fixtures.declare import Case, claim, exact
 from fixtures.positional import sinusoidal_table
 
 

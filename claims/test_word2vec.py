@@ -67,7 +67,8 @@ def test_semantic_neighbours(verify, word2vec, key, kind, seed):
     ours = nearest(model.w_in, q, k=6)
     score, percentile = neighbour_percentile(word2vec.cooccurrence, q, ours, samples=NULL_SAMPLES, seed=seed)
     overlap = sorted(set(vocab[i] for i in ours) & set(post))
-    verify(percentile, details={"neighbours": [vocab[i] for i in ours], "overlap with post": overlap or "none",
+    losses = {"loss every 4,000 steps": [round(v, 3) for v in model.losses[39::40]]} if model.losses else {}
+    verify(percentile, details={**losses, "neighbours": [vocab[i] for i in ours], "overlap with post": overlap or "none",
                                 "mean PPMI (nats)": round(score, 3), "optimizer": word2vec.config.optimizer,
                                 "post's neighbours' percentile": _post_percentile(word2vec, q, post, seed)})
 
