@@ -106,8 +106,9 @@ def test_relative_survives_insertion(verify, scheme, generator):
     longer = torch.cat([torch.randint(0, 50, (1, 1), generator=generator), ids], dim=1)  # [1, T + 1]
     rel = RelativePositionBias(seq_len + 1).double()
     learned = LearnedPositionalEmbedding(seq_len + 1, d_model, init_std=1.0).double()
-    with torch.no_grad():
+    with torch.no_grad():  # draws from this test's generator, not the global stream: order-independent
         rel.bias.copy_(torch.randn(rel.bias.shape, generator=generator, dtype=torch.float64))
+        learned.weight.copy_(torch.randn(learned.weight.shape, generator=generator, dtype=torch.float64))
 
     def logits(x_ids: torch.Tensor) -> torch.Tensor:  # [1, T', T']
         t = x_ids.shape[1]

@@ -230,3 +230,22 @@ def test_corrupt_previous_report_is_rebuilt(suite: pytest.Pytester) -> None:
 def test_no_report_option(suite: pytest.Pytester) -> None:
     suite.runpytest("--no-claims-report").assert_outcomes(passed=5, skipped=1)
     assert not (suite.path / "reports").exists()
+
+
+def test_global_rng_is_seeded_per_claim(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_rng='''
+import torch
+from fixtures.declare import at_least, claim
+@claim(id="toy.first", source="test", statement="s", tolerance=at_least(-10.0, "any"))
+def test_first(verify):
+    verify(torch.randn(1).item())
+
+@claim(id="toy.second", source="test", statement="s", tolerance=at_least(-10.0, "any"))
+def test_second(verify):
+    verify(torch.randn(1).item())
+''')
+    pytester.runpytest()
+    together = _rows(pytester)["toy.second"]["measured"]
+    pytester.runpytest("-k", "toy.second")
+    assert _rows(pytester)["toy.second"]["measured"] == together == _rows(pytester)["toy.first"]["measured"]
