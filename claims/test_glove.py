@@ -9,8 +9,8 @@ numbers are GPT-2's, shown for comparison.
 
 import pytest
 
-from fixtures.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, direction_cosine,
-                              listing, random_pair_cosines, token_id)
+from fixtures.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_rank,
+                              direction_cosine, listing, random_pair_cosines)
 from fixtures.declare import Case, at_least, at_most, claim, exact
 
 SOURCE = "Post A, exp. 2 'gpt2_arith.py', on GloVe 6B-50d (beyond the post)"
@@ -88,11 +88,10 @@ def test_bigger_big_small(verify, glove):
 def test_inputs_not_excluded(verify, glove):
     inputs = _words(POST_A_ANALOGIES["king_man_woman"][0])
     kept = analogy(glove.table, glove.vocab, *inputs, exclude_inputs=False)
-    scores = analogy_cosines(glove.table, glove.vocab, *inputs)  # [V]
-    queen = scores[token_id(glove.vocab, "queen")]
+    queen = analogy_rank(glove.table, glove.vocab, *inputs, "queen", exclude_inputs=False)
     verify(kept[0][0], reference="king",
            details={"top-5, inputs kept": listing(kept), "vectors": glove.source,
-                    "rank of 'queen', inputs kept": int((scores > queen).sum()) + 1})
+                    "rank of 'queen', inputs kept": queen})
 
 
 @claim(

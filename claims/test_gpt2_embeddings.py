@@ -8,8 +8,8 @@ stay apart. Without GPT-2's weights every row is skipped with the way to provide
 
 import pytest
 
-from fixtures.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, direction_cosine,
-                              listing, random_pair_cosines, token_id)
+from fixtures.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
+                              direction_cosine, listing, random_pair_cosines, token_id)
 from fixtures.declare import Case, at_least, at_most, claim, close, exact
 
 POST_A = "Post A, exp. 2 'gpt2_arith.py'"
@@ -106,11 +106,10 @@ def test_bigger_big_small(verify, gpt2_wte, quantity):
 def test_inputs_not_excluded(verify, gpt2_wte):
     inputs = POST_A_ANALOGIES["king_man_woman"][0]
     kept = analogy(gpt2_wte.table, gpt2_wte.vocab, *inputs, exclude_inputs=False)
-    scores = analogy_cosines(gpt2_wte.table, gpt2_wte.vocab, *inputs)  # [V]
-    queen = scores[token_id(gpt2_wte.vocab, " queen")]
+    queen = analogy_rank(gpt2_wte.table, gpt2_wte.vocab, *inputs, " queen", exclude_inputs=False)
     verify(repr(kept[0][0]), reference=repr(" king"),
            details={"top-5, inputs kept": listing(kept), "weights": gpt2_wte.source,
-                    "rank of ' queen', inputs kept": int((scores > queen).sum()) + 1})
+                    "rank of ' queen', inputs kept": queen})
 
 
 @claim(

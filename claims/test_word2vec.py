@@ -8,7 +8,7 @@ import statistics
 import pytest
 import torch
 
-from fixtures.analogy import WordList, analogy, analogy_cosines, token_id
+from fixtures.analogy import WordList, analogy, analogy_cosines, analogy_rank, listing, token_id
 from fixtures.declare import Case, at_least, claim, exact
 from fixtures.relatedness import RANK_WINDOW, nearest, neighbour_percentile
 from fixtures.skipgram import SkipGram, time_step
@@ -93,12 +93,10 @@ def test_small_corpus_no_analogy(verify, word2vec):
     vocab = WordList(word2vec.corpus.vocab, name="the skip-gram vocabulary",
                      hint="words are particle-stripped stems of the corpus")
     table = word2vec.model("trained").w_in
-    scores = analogy_cosines(table, vocab, "왕", "남자", "여자")  # [V] cosines
-    scores[[token_id(vocab, w) for w in ("왕", "남자", "여자")]] = -torch.inf
-    rank = int((scores > scores[token_id(vocab, "여왕")]).sum()) + 1
-    top = analogy(table, vocab, "왕", "남자", "여자", k=5)
-    verify(rank, details={"top-5": [f"{w} ({c:.3f})" for w, c in top],
-                          "cosine of 여왕": round(scores[token_id(vocab, "여왕")].item(), 3)})
+    cosine = analogy_cosines(table, vocab, "왕", "남자", "여자")[token_id(vocab, "여왕")].item()
+    verify(analogy_rank(table, vocab, "왕", "남자", "여자", "여왕"),
+           details={"top-5": listing(analogy(table, vocab, "왕", "남자", "여자", k=5)),
+                    "cosine of 여왕": round(cosine, 3)})
 
 
 @claim(
