@@ -112,7 +112,7 @@ def test_interrupted_build_leaves_no_entry(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         cache.fetch(entry)
     assert not cache.path(entry).exists()
-    stale = tmp_path / f"{entry.key}.killed.tmp"  # what a SIGKILLed writer leaves behind
+    stale = tmp_path / f".{entry.key}.safetensors.killed.tmp"  # what a SIGKILLed writer leaves behind
     stale.write_bytes(b"partial")
     build = Builder()
     cache.fetch(Entry("toy", {"lr": 1e-3}, build))
