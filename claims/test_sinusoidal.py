@@ -185,7 +185,6 @@ def test_nearby_positions_similar(verify):
 @pytest.mark.parametrize("case", ["sin_parameters", "sin_far_positions_finite", "learned_parameters",
                                   "learned_trained_by_optimizer", "learned_past_max_len_raises"])
 def test_parameter_free_any_length(verify, case, generator):
-    torch.manual_seed(generator.initial_seed())
     learned = LearnedPositionalEmbedding(40, 128)
     if case == "sin_parameters":
         verify(sum(p.numel() for p in SinusoidalPositionalEncoding(128).parameters()))
