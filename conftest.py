@@ -84,10 +84,11 @@ def weight_cache(pytestconfig: pytest.Config):
 @pytest.fixture(scope="session")
 def extrapolation_lab(weight_cache, device: torch.device):
     """Post A's length-extrapolation runs (:class:`fixtures.extrapolation.ExtrapolationLab`): each
-    (scheme, seed) trained once through ``weight_cache`` and evaluated once per process."""
-    from fixtures.extrapolation import ExtrapolationLab
+    (scheme, seed) trained once (schemes with a length-40 verdict through the steps sweep, whose
+    3000-step checkpoint is the protocol's run), cached in ``weight_cache``, evaluated once per process."""
+    from fixtures.extrapolation import SWEPT_SCHEMES, ExtrapolationLab
 
-    return ExtrapolationLab(weight_cache, device)
+    return ExtrapolationLab(weight_cache, device, sweep=SWEPT_SCHEMES)
 
 
 @pytest.fixture(scope="session")
@@ -104,3 +105,20 @@ def word2vec(weight_cache, device: torch.device, pytestconfig: pytest.Config, se
         pytest.skip(str(exc))
     return Word2VecLab(data, weight_cache, device, optimizer=pytestconfig.getoption("claims_w2v_optimizer"),
                        seed=seed)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("claims").addoption(
+        "--claims-ko-eval-dir", default=None, metavar="DIR",
+        help="directory holding the Korean word-vector evaluation sets of Park et al. 2018 "
+             "(WS353_korean.csv, word_analogy_korean.txt) for the word2vec claims (default: "
+             "$CLAIMS_KO_EVAL_DIR, else shared/data/ko_wordvec_eval)")
+
+
+@pytest.fixture(scope="session")
+def ko_eval_dir(pytestconfig: pytest.Config) -> Path:
+    """The directory of the Korean evaluation sets (:mod:`fixtures.ko_eval`): ``--claims-ko-eval-dir``, else
+    ``$CLAIMS_KO_EVAL_DIR``, else the shared copy. Loading a missing file skips, naming the fix."""
+    from fixtures import ko_eval
+
+    return ko_eval.eval_dir(pytestconfig.getoption("claims_ko_eval_dir"))

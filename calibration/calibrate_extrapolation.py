@@ -1,18 +1,23 @@
 """Calibrate the length-extrapolation claims: run post A's protocol for many seeds and keep every value.
 
 Writes ``calibration/extrapolation.json``: for each scheme and seed, the values the claims measure
-(:func:`fixtures.extrapolation.measures`: accuracy at 20, 40 and 80, on seen and new positions, and
-attention on the right neighbour), and the relative bias's accuracy at 40 after each budget of
-:data:`fixtures.extrapolation.CURVE_STEPS`. ``claims/test_extrapolation.py`` derives its tolerances
-from these per-seed values (:class:`fixtures.extrapolation.Calibration`).
+(:func:`fixtures.extrapolation.measures`: accuracy at 20, 40 and 80, on seen and new positions, each with
+its evaluation noise, attention on the right neighbour, the positional peak gap), and per quantity the
+two noise components: evaluation (the standard error over the independent evaluation sequences, RMS
+over seeds) and seed (what the spread over seeds has beyond it). ``claims/test_extrapolation.py``
+takes each stochastic row's noise from these values (:class:`fixtures.extrapolation.Calibration`).
 
-Seeds ``1 … N`` are disjoint from the suite's default seed 42, so no tolerance depends on the value it
-judges. Models go through the suite's cache (``--cache-dir``, default ``$CLAIMS_CACHE_DIR`` or
-``.cache/claims``); ``--jobs 2`` trains in two processes that split the entries.
+Seeds ``1 … N`` are disjoint from the suite's default seed 42, so no noise estimate depends on the
+value it judges. The two ALiBi schemes cost 4× per step (8 heads) and run the first ``--alibi-seeds``
+seeds, the control the first ``--control-seeds``: their rows lie far from their bounds, where a tenth more
+precision in the noise changes no verdict. Work is seed-major and every (scheme, seed) result is kept in
+the cache as it is made, so an interrupted run resumes; ``--merge-only`` writes the JSON from the whole
+seeds measured so far. Models go through the suite's cache (``--cache-dir``, default
+``$CLAIMS_CACHE_DIR`` or ``.cache/claims``); ``--jobs 2`` runs two processes that split the work.
 
-Usage, from the repository root (10 seeds: about 30 minutes of CPU, split over ``--jobs``)::
+Usage, from the repository root (about 90 minutes on two cores)::
 
-    python calibration/calibrate_extrapolation.py --seeds 10 --jobs 2
+    python calibration/calibrate_extrapolation.py --seeds 20 --jobs 2
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
+import math
 import os
 import subprocess
 import sys
@@ -33,14 +39,15 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from fixtures import cache  # noqa: E402
+from fixtures.atomic import write_text_atomic  # noqa: E402
 from fixtures.extrapolation import (  # noqa: E402
     CALIBRATION,
-    CURVE_STEPS,
+    CONTROL_SCHEMES,
+    EVAL_SEQUENCES,
     SCHEMES,
     TRAINING_CODE,
     ExtrapolationConfig,
     ExtrapolationLab,
-    mean_ci,
     measures,
 )
 
@@ -51,59 +58,106 @@ def _lab(args: argparse.Namespace) -> ExtrapolationLab:
     def say(message: str) -> None:
         print(f"[job {job}] {message}", file=sys.stderr, flush=True)
 
-    weights = cache.WeightCache(args.cache_dir, run_id=args.run_id, say=say)
+    weights = cache.WeightCache(Path(args.cache_dir), run_id=args.run_id, say=say)
     return ExtrapolationLab(weights, torch.device(args.device))
+
+
+def noise_components(values: list[float], eval_se: list[float] | None) -> dict[str, float]:
+    """``sd`` (sample SD over seeds: one run's total noise), ``eval_sd`` (RMS of the per-seed evaluation
+    standard errors) and ``seed_sd`` (``√max(sd² − eval_sd², 0)``), all in the value's unit."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    out = {"n": n, "mean": mean, "sd": sd}
+    if eval_se is not None:
+        ev = math.sqrt(sum(e * e for e in eval_se) / len(eval_se))
+        out |= {"eval_sd": ev, "seed_sd": math.sqrt(max(sd * sd - ev * ev, 0.0))}
+    return out
+
+
+def _result_path(args: argparse.Namespace, scheme: str, seed: int) -> Path:
+    """Where one (scheme, seed)'s measures are kept: in the cache, named by what they depend on."""
+    key = f"{cache.code_digest(TRAINING_CODE)[:12]}-eval{EVAL_SEQUENCES}"
+    return Path(args.cache_dir) / "calibration-extrapolation" / key / f"{scheme}-seed{seed}.json"
+
+
+def _measure(args: argparse.Namespace, plan: list[tuple[str, int]]) -> None:
+    """Train (or load) and evaluate this job's share of ``plan``, keeping each result as it is made."""
+    lab = _lab(args)
+    for scheme, seed in plan:
+        path = _result_path(args, scheme, seed)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            values = {k: round(v, 6) for k, v in measures(lab.runs_of([(scheme, seed)])[0]).items()}
+            write_text_atomic(path, json.dumps(values) + "\n")
+            print(f"[job {os.environ.get('CALIBRATION_JOB', '0')}] measured {scheme} seed {seed}", file=sys.stderr)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=10, help="number of seeds, 1 … N (default 10)")
-    parser.add_argument("--jobs", type=int, default=1, help="training processes (default 1)")
+    parser.add_argument("--seeds", type=int, default=20, help="number of seeds, 1 … N (default 20)")
+    parser.add_argument("--alibi-seeds", type=int, default=10,
+                        help="seeds of the two ALiBi schemes, 4× costlier per step (default 10)")
+    parser.add_argument("--control-seeds", type=int, default=5, help="seeds of the control schemes (default 5)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes, each training and evaluating its share")
+    parser.add_argument("--merge-only", action="store_true",
+                        help="write the JSON from the results measured so far (whole seeds only), training nothing")
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
     default_cache = os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims"
     parser.add_argument("--cache-dir", default=default_cache,
                         help="weights cache (default: $CLAIMS_CACHE_DIR, else .cache/claims)")
     parser.add_argument("--out", type=Path, default=CALIBRATION)
     parser.add_argument("--run-id", default=uuid.uuid4().hex, help=argparse.SUPPRESS)
-    parser.add_argument("--train-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--job", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.seeds < 2 or args.jobs < 1:
-        parser.error("--seeds must be at least 2 (a spread needs two values) and --jobs at least 1")
-    seeds = list(range(1, args.seeds + 1))
-
-    helper = [sys.executable, __file__, *sys.argv[1:], "--run-id", args.run_id, "--train-only"]
-    helpers = [subprocess.Popen(helper, env={**os.environ, "CALIBRATION_JOB": str(job)})
-               for job in range(1, args.jobs)] if not args.train_only else []
-    lab = _lab(args)
-    curves = lab.curves(seeds)  # the long runs first, so that the jobs finish together
-    runs = lab.runs(SCHEMES, seeds)
-    if args.train_only:
-        return
-    if any(p.wait() for p in helpers):
-        sys.exit("a helper job failed; rerun (finished entries stay cached)")
+    if min(args.seeds, args.alibi_seeds, args.control_seeds) < 2 or args.jobs < 1:
+        parser.error("every seed count must be at least 2 (a spread needs two values), --jobs at least 1")
+    limit = {s: args.control_seeds if s in CONTROL_SCHEMES else args.alibi_seeds if s.startswith("alibi")
+             else args.seeds for s in SCHEMES}
+    plan = [(scheme, seed) for seed in range(1, args.seeds + 1) for scheme in SCHEMES if seed <= limit[scheme]]
+    if not args.merge_only:
+        share = [item for i, item in enumerate(plan) if (i + item[1]) % args.jobs == args.job]  # alternate per seed
+        if args.job == 0:
+            helper = [sys.executable, __file__, *sys.argv[1:], "--run-id", args.run_id]
+            helpers = [subprocess.Popen([*helper, "--job", str(job)], env={**os.environ, "CALIBRATION_JOB": str(job)})
+                       for job in range(1, args.jobs)]
+            _measure(args, share)
+            if any(p.wait() for p in helpers):
+                sys.exit("a helper job failed; rerun (finished results stay in the cache)")
+        else:
+            return _measure(args, share)
 
     per_scheme: dict[str, dict[str, list[float]]] = {}
-    for run in runs:
-        for name, value in measures(run).items():
-            per_scheme.setdefault(run.config.scheme, {}).setdefault(name, []).append(round(value, 4))
-    curve = {str(s): [round(c[s].total(40), 4) for c in curves] for s in CURVE_STEPS}
+    seeds: dict[str, list[int]] = {}
+    whole = {seed for _, seed in plan if all(_result_path(args, s, k).exists() for s, k in plan if k == seed)}
+    for scheme, seed in plan:
+        path = _result_path(args, scheme, seed)
+        if seed in whole:
+            seeds.setdefault(scheme, []).append(seed)
+            for name, value in json.loads(path.read_text(encoding="utf-8")).items():
+                per_scheme.setdefault(scheme, {}).setdefault(name, []).append(value)
+    if set(seeds) != set(SCHEMES) or min(map(len, seeds.values())) < 2:
+        sys.exit(f"too few results to calibrate: seeds measured per scheme {seeds}")
+    noise = {scheme: {name: noise_components(v, values.get(f"{name}_eval_se"))
+                      for name, v in values.items() if not name.endswith("_eval_se")}
+             for scheme, values in per_scheme.items()}
     data = {
-        "about": "Per-seed values of post A's length-extrapolation protocol; tolerances of "
-                 "claims/test_extrapolation.py are derived from them. Regenerate with: python "
-                 "calibration/calibrate_extrapolation.py --seeds N --jobs J",
+        "about": "Per-seed values of post A's length-extrapolation protocol and their noise components; the "
+                 "noise of the stochastic rows of claims/test_extrapolation.py comes from here. Regenerate "
+                 "with: python calibration/calibrate_extrapolation.py --seeds N --jobs J",
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "torch": torch.__version__,
         "device": cache.describe_device(args.device),
         "training_code": cache.code_digest(TRAINING_CODE),
         "protocol": {k: v for k, v in dataclasses.asdict(ExtrapolationConfig()).items() if k != "scheme"},
+        "eval_sequences": EVAL_SEQUENCES,
         "seeds": seeds,
         "runs": per_scheme,
-        "curve": {"scheme": "relative", "quantity": "acc40", "steps": list(CURVE_STEPS), "values": curve},
-        "summary": {scheme: {name: {**mean_ci(v), "std": round(torch.tensor(v).std().item(), 4)}
-                             for name, v in values.items()} for scheme, values in per_scheme.items()},
+        "noise": noise,
     }
-    args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_text_atomic(args.out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {args.out}: seeds per scheme " + ", ".join(f"{s} {len(v)}" for s, v in seeds.items()),
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,18 @@ FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values;
               "output. Measured: max |attn(x[:, π]) − attn(x)[:, π]| (B=4, T=10, D=128, float64).",
     tolerance=FLOAT64_NOISE,
     cases={
-        "without_pe": Case(statement="no positional encoding: the residual is rounding noise."),
+        "without_pe": Case(
+            statement="no positional encoding: the residual is rounding noise.", kind="post",
+            expect_source="post A, '위치: 순환을 버린 대가' (recalling part 5, exp. 1) and post B's introduction: "
+                          "self-attention alone compares the whole input at once and cannot see order"),
         "with_sinusoidal_pe": Case(
             statement="control: with sinusoidal PE added to the input, permuting changes the output "
                       "beyond a permutation (residual ≥ 1e-3).",
             tolerance=at_least(1e-3, "six orders of magnitude above the float64 noise bound of the "
-                                     "other case; PE terms of size ~1 move outputs by O(0.1–1)")),
+                                     "other case; PE terms of size ~1 move outputs by O(0.1–1)"),
+            kind="control",
+            expect_source="control's design: a position-dependent input term breaks permutation "
+                          "equivariance, so the measure can see order when there is order to see"),
     },
 )
 @pytest.mark.parametrize("case", ["without_pe", "with_sinusoidal_pe"])
@@ -49,12 +55,19 @@ def test_order_blind_without_pe(verify, case, generator):
               "alone (D=64, m, n in 0–63, float64).",
     tolerance=FLOAT64_NOISE,
     cases={
-        "same_offset_spread": Case(statement="largest spread (max − min) of the score over pairs with "
-                                             "the same offset m − n."),
+        "same_offset_spread": Case(
+            statement="largest spread (max − min) of the score over pairs with the same offset m − n.",
+            kind="post",
+            expect_source="post B: 'RoPE는 query와 key 벡터를 position에 따라 회전시킨다. 이 방식은 상대 위치 정보를 "
+                          "attention score 안에 더 직접적으로 넣는다'; Su et al. 2021 (RoFormer): "
+                          "R_m^T R_n = R_(n−m)"),
         "varies_with_offset": Case(
             statement="control: the score does change with the offset (range of the per-offset score ≥ 0.1).",
             tolerance=at_least(0.1, "|q·k| ~ √64·1 = 8 for unit-normal q, k: rotations by different "
-                                    "angles move it by O(1); without any rotation it would be exactly 0")),
+                                    "angles move it by O(1); without any rotation it would be exactly 0"),
+            kind="control",
+            expect_source="control's design: a rotation that depends on the offset must move the score, "
+                          "else the other case holds trivially (e.g. no rotation at all)"),
     },
 )
 @pytest.mark.parametrize("case", ["same_offset_spread", "varies_with_offset"])
@@ -83,6 +96,9 @@ SCHEMES = ["relative_bias", "rope", "sinusoidal", "learned"]
               "for absolute ones. Measured: max |logit change| over the original token pairs (T=6 → 7, "
               "D=64, float64).",
     tolerance=FLOAT64_NOISE,
+    kind="post",
+    expect_source="post B, figure 3: '문장 앞에 토큰이 끼어들면 절대 position은 밀리지만, 주변 토큰과의 상대 관계는 "
+                  "유지된다' (a token inserted in front shifts absolute positions, relative ones stay)",
     cases={
         "relative_bias": Case(statement="per-offset relative bias (post A's rel, random entries): unchanged."),
         "rope": Case(statement="RoPE: unchanged."),

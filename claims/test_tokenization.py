@@ -17,6 +17,9 @@ KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; 
     statement="GPT-2's BPE has no single token for Korean words such as 이모 and 삼촌: each splits into "
               "several tokens, and no single token decodes to text (each is a UTF-8 byte fragment).",
     tolerance=at_least(2, "more than one token is the claim"),
+    kind="post",
+    expect_source="post A, end of exp. 2: 'GPT-2 어휘에서 한국어는 단일 토큰이 아니라 바이트 파편이기 때문입니다' "
+                  "(in GPT-2's vocabulary Korean is byte fragments, not single tokens)",
     cases={
         **{f"{key}-token_count": Case(statement=f"' {w}' (with GPT-2's leading space) takes ≥ 2 tokens.")
            for key, w in KOREAN_WORDS.items()},
@@ -24,8 +27,11 @@ KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; 
             statement=f"share of the tokens of ' {w}' whose own decoding is valid text (no U+FFFD).",
             tolerance=at_most(0.0, "a byte fragment of a 3-byte Hangul syllable cannot decode to text"))
            for key, w in KOREAN_WORDS.items()},
-        "control-token_count": Case(statement="control: ' king' is one token (the tokenizer is GPT-2's).",
-                                    post_value=1, tolerance=exact("a token count")),
+        "control-token_count": Case(
+            statement="control: ' king' is one token (the tokenizer is GPT-2's).",
+            post_value=1, tolerance=exact("a token count"), kind="control",
+            expect_source="control's design: post A uses ' king' as one GPT-2 token in exp. 2; a tokenizer "
+                          "that splits it is not GPT-2's, and the Korean rows would prove nothing"),
     },
 )
 @pytest.mark.parametrize(("word", "quantity"), [
@@ -71,6 +77,9 @@ PARTICLE_CASES = [
               "remain, after stripping punctuation from both ends (15 eojeols).",
     post_value=[out for _, out in PARTICLE_CASES], unit="(what post A's rule gives)",
     tolerance=exact("string equality"),
+    kind="post",
+    expect_source="post A, exp. 1 (1) 'stem': its particle list and rule (longest particle first, only when "
+                  "≥ 2 characters remain), applied by hand to each eojeol",
 )
 def test_particle_rules(verify):
     measured = [strip_particle(word) for word, _ in PARTICLE_CASES]

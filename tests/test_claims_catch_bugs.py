@@ -60,6 +60,21 @@ MUTATIONS = {
         P.LearnedPositionalEmbedding.forward = (
             lambda self, seq_len: self.weight[torch.arange(seq_len).clamp(max=self.max_len - 1)])
         """, {"pe.sin.parameter_free_any_length[learned_past_max_len_raises]"}),
+    # a learned table the optimizer never updates (a buffer-like weight that needs no gradient)
+    "learned_table_frozen": (["test_sinusoidal.py"], """
+        import fixtures.positional as P
+        init = P.LearnedPositionalEmbedding.__init__
+        def frozen(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            self.weight.requires_grad_(False)
+        P.LearnedPositionalEmbedding.__init__ = frozen
+        """, {"pe.sin.parameter_free_any_length[learned_trained_by_optimizer]"}),
+    # a table with only the sin channels: it can no longer be added, and the concatenation is too narrow
+    "table_half_width": (["test_embedding.py"], """
+        import fixtures.positional as P
+        table = P.sinusoidal_table
+        P.sinusoidal_table = lambda *a, **k: table(*a, **k)[:, 0::2]
+        """, {"input.add_keeps_width[add_shape]", "input.add_keeps_width[concat_shape]"}),
     # particles tried shortest first
     "particles_shortest_first": (["test_tokenization.py"], """
         import fixtures.stemming as S

@@ -20,7 +20,7 @@ from safetensors.torch import save_file
 
 from fixtures import embeddings
 from fixtures.analogy import (BPEVocabulary, NotOneToken, WordList, analogy, direction_cosine, listing,
-                              random_pair_cosines, token_id)
+                              random_pair_cosines, share_at_least, token_id)
 from fixtures.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable, gpt2_wte
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,6 +187,16 @@ def test_random_pairs_are_distinct_rows_and_seeded() -> None:
     first = draw()
     assert first.shape == (500,) and (first != 0).all()
     assert torch.equal(first, draw())
+
+
+def test_share_of_random_pairs_and_its_binomial_sd() -> None:
+    chance = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64)  # [N]
+    share, sd = share_at_least(chance, 0.2)  # 0.2 itself counts: 3 of 4
+    z2 = 1.96**2
+    p = (3 + z2 / 2) / (4 + z2)  # Agresti–Coull
+    assert share == 0.75 and sd == pytest.approx(math.sqrt(p * (1 - p) / (4 + z2)))
+    none, sd_none = share_at_least(chance, 0.5)  # no draw as aligned: the SD is still positive
+    assert none == 0.0 and sd_none == pytest.approx(math.sqrt(z2 / 2 * (4 + z2 / 2)) / (4 + z2) ** 1.5)
 
 
 def test_unknown_word_is_a_clear_error(toy: WordList) -> None:

@@ -110,9 +110,14 @@ def test_alibi_slopes_match_the_reference():
     assert all(math.isclose(a, b, rel_tol=1e-15) for a, b in zip(alibi_slopes(12), twelve, strict=True))
     with pytest.raises(ValueError):
         alibi_slopes(0)
-    bias = ALiBiBias(2)(3, 3)  # [H, T, T]: slopes 2^−4, 2^−8
+    bias = ALiBiBias(2, direction=None)(3, 3)  # [H, T, T]: slopes 2^−4, 2^−8, symmetric
     assert bias.shape == (2, 3, 3)
     assert bias[0, 0, 2].item() == -2 * 2.0**-4 and bias[1, 2, 0].item() == -2 * 2.0**-8
+    right = ALiBiBias(2)(3, 3)  # mirrored causal mask: query i sees keys j ≥ i
+    assert right[0, 0].tolist() == [0.0, -2.0**-4, -2 * 2.0**-4]
+    assert right[1, 2].tolist() == [float("-inf"), float("-inf"), 0.0]
+    with pytest.raises(ValueError, match="direction"):
+        ALiBiBias(2, direction="left")
 
 
 def test_t5_buckets_match_hugging_face():
@@ -139,7 +144,7 @@ def test_nonsense_is_refused(monkeypatch):
     with pytest.raises(ValueError, match="past its end"):  # the 40-row table has no row 40
         model(torch.zeros(1, 41, dtype=torch.long))
     monkeypatch.setattr(extrapolation, "positional_scheme", lambda config: ALiBiBias(4))
-    with pytest.raises(ValueError, match="one head"):
+    with pytest.raises(ValueError, match="has 8 head"):
         ExtrapolationModel(ExtrapolationConfig(scheme="alibi"))
     assert ExtrapolationConfig(scheme="learned").eval_lens == (20, 40)
     assert ExtrapolationConfig(scheme="rope").eval_lens == (20, 40, 80)
@@ -150,6 +155,6 @@ def test_lab_trains_once_and_reloads_the_same_run(tmp_path):
     first = ExtrapolationLab(WeightCache(tmp_path, run_id="a"), torch.device("cpu"), config=config)
     second = ExtrapolationLab(WeightCache(tmp_path, run_id="b"), torch.device("cpu"), config=config)
     a, b = first.run("relative", 7), second.run("relative", 7)
-    assert all(torch.equal(a.accuracy[L], b.accuracy[L]) for L in (20, 40))
+    assert all(torch.equal(a.correct[L], b.correct[L]) for L in (20, 40))
     log = [json.loads(line)["event"] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
     assert log.count("build") == 1 and log.count("load") == 1

@@ -16,24 +16,24 @@ CLAIMS = '''
 import pytest
 from fixtures.declare import Case, at_most, claim, close, exact
 
-@claim(id="toy.holds", source="test", statement="1 + 1 is 2", post_value=2,
+@claim(id="toy.holds", source="test", kind="post", expect_source="arithmetic", statement="1 + 1 is 2", post_value=2,
        tolerance=exact("integers"))
 def test_holds(verify):
     verify(1 + 1)
 
-@claim(id="toy.refuted_as_expected", source="test", statement="pi is 3", post_value=3.0,
-       tolerance=close("a tight bound", atol=1e-3), expect="refuted")
+@claim(id="toy.refuted_as_expected", source="test", kind="control", expect_source="design", statement="pi is 3",
+       post_value=3.0, tolerance=close("a tight bound", atol=1e-3), expect="refuted")
 def test_refuted(verify):
     verify(3.14159)
 
-@claim(id="toy.cases", source="test", statement="small numbers",
+@claim(id="toy.cases", source="test", kind="post", expect_source="arithmetic", statement="small numbers",
        tolerance=at_most(1.0, "one"),
        cases={"a": Case(post_value=0.5), "b": Case(tolerance=at_most(10.0, "ten"))})
 @pytest.mark.parametrize("x", [pytest.param(0.5, id="a"), pytest.param(5.0, id="b")])
 def test_cases(verify, x):
     verify(x)
 
-@claim(id="toy.skipped", source="test", statement="needs weights", tolerance=exact("n/a"))
+@claim(id="toy.skipped", source="test", kind="post", expect_source="arithmetic", statement="needs weights", tolerance=exact("n/a"))
 def test_skipped(verify):
     pytest.skip("weights not found: set TOY_DIR")
 
@@ -67,9 +67,14 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
     assert rows["toy.skipped"]["reason"] == "weights not found: set TOY_DIR"
     assert rows["toy.cases[b]"]["tolerance"] == "≤ 10"
     md = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "**3** holds · **1** refuted · **1** skipped · **0** error" in md
+    assert "- the posts' claims: 3 confirmed · 1 skipped" in md
+    assert "- controls: 1 behave as designed" in md
     assert "weights not found: set TOY_DIR" in md
-    result.stdout.fnmatch_lines(["*5 claim rows measured: 3 holds · 1 refuted · 1 skipped · 0 error*"])
+    result.stdout.fnmatch_lines(["*5 claim rows measured*", "*the posts' claims: 3 confirmed · 1 skipped*",
+                                 "*controls: 1 behave as designed*"])
+    assert _results(suite)["summary"]["control"]["refuted"] == 1
+    assert rows["toy.holds"]["kind"] == "post" and rows["toy.holds"]["expect_source"] == "arithmetic"
+    assert rows["toy.holds"]["margin_sigma"] is None
     env = _results(suite)["environment"]
     assert {"date", "git_commit", "torch", "transformers", "device", "seed"} <= set(env)
     assert not list((suite.path / "reports").glob(".*.tmp"))
@@ -79,7 +84,7 @@ def test_expected_refuted_that_holds_fails_the_run(pytester: pytest.Pytester) ->
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_flip='''
 from fixtures.declare import claim, exact
-@claim(id="toy.flip", source="test", statement="2 is 2", post_value=2,
+@claim(id="toy.flip", source="test", kind="post", expect_source="arithmetic", statement="2 is 2", post_value=2,
        tolerance=exact("integers"), expect="refuted")
 def test_flip(verify):
     verify(2)
@@ -94,7 +99,7 @@ def test_expected_holds_that_is_refuted_fails_the_run(pytester: pytest.Pytester)
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_flip='''
 from fixtures.declare import at_most, claim
-@claim(id="toy.too_big", source="test", statement="x is small", tolerance=at_most(1.0, "one"))
+@claim(id="toy.too_big", source="test", kind="post", expect_source="arithmetic", statement="x is small", tolerance=at_most(1.0, "one"))
 def test_flip(verify):
     verify(2.0)
 ''')
@@ -107,12 +112,17 @@ def test_flip(verify):
     ('tolerance=None', "claim 'toy.bad': no tolerance declared"),
     ('tolerance=exact("x"), expect="maybe"', "claim 'toy.bad': expected verdict 'maybe' is unknown"),
     ('tolerance=exact("")', "claim 'toy.bad': tolerance must be a Tolerance with a non-empty reason"),
+    ('tolerance=exact("x"), kind=None', "claim 'toy.bad': no kind declared"),
+    ('tolerance=exact("x"), kind="opinion"', "claim 'toy.bad': kind 'opinion' is unknown"),
+    ('tolerance=exact("x"), expect_source=""', "claim 'toy.bad': no expect_source declared"),
+    ('tolerance=exact("x"), version=2', "claim 'toy.bad': version 2 needs a version_note"),
 ])
 def test_bad_declaration_is_a_collection_error(pytester: pytest.Pytester, declaration: str, message: str) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_bad=f'''
 from fixtures.declare import claim, exact
-@claim(id="toy.bad", source="test", statement="s", {declaration})
+@claim(**{{"id": "toy.bad", "source": "test", "kind": "post", "expect_source": "arithmetic", "statement": "s",
+          **dict({declaration})}})
 def test_bad(verify):
     verify(1)
 ''')
@@ -126,7 +136,7 @@ def test_undeclared_case_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_case='''
 import pytest
 from fixtures.declare import Case, claim, exact
-@claim(id="toy.case", source="test", statement="s", tolerance=exact("x"), cases={"a": Case()})
+@claim(id="toy.case", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"), cases={"a": Case()})
 @pytest.mark.parametrize("x", [1, 2], ids=["a", "typo"])
 def test_case(verify, x):
     verify(x)
@@ -140,7 +150,7 @@ def test_duplicate_id_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST)
     body = '''
 from fixtures.declare import claim, exact
-@claim(id="toy.same", source="test", statement="s", tolerance=exact("x"))
+@claim(id="toy.same", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"))
 def test_{n}(verify):
     verify(1)
 '''
@@ -154,11 +164,11 @@ def test_claim_that_never_measures_is_an_error_row(pytester: pytest.Pytester) ->
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_lazy='''
 from fixtures.declare import claim, exact
-@claim(id="toy.lazy", source="test", statement="s", tolerance=exact("x"))
+@claim(id="toy.lazy", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"))
 def test_lazy(verify):
     pass
 
-@claim(id="toy.crash", source="test", statement="s", tolerance=exact("x"))
+@claim(id="toy.crash", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"))
 def test_crash(verify):
     raise RuntimeError("model exploded")
 ''')
@@ -237,11 +247,11 @@ def test_global_rng_is_seeded_per_claim(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_rng='''
 import torch
 from fixtures.declare import at_least, claim
-@claim(id="toy.first", source="test", statement="s", tolerance=at_least(-10.0, "any"))
+@claim(id="toy.first", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=at_least(-10.0, "any"))
 def test_first(verify):
     verify(torch.randn(1).item())
 
-@claim(id="toy.second", source="test", statement="s", tolerance=at_least(-10.0, "any"))
+@claim(id="toy.second", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=at_least(-10.0, "any"))
 def test_second(verify):
     verify(torch.randn(1).item())
 ''')
@@ -249,3 +259,57 @@ def test_second(verify):
     together = _rows(pytester)["toy.second"]["measured"]
     pytester.runpytest("-k", "toy.second")
     assert _rows(pytester)["toy.second"]["measured"] == together == _rows(pytester)["toy.first"]["measured"]
+
+
+NOISY = '''
+from fixtures.declare import at_least, claim, close
+@claim(id="toy.noisy", source="test", kind="beyond", expect_source="a paper", statement="x is at least 1",
+       tolerance=at_least(1.0, "an effect size"))
+def test_noisy(verify):
+    verify(1.2, noise={noise})
+
+@claim(id="toy.close", source="test", kind="post", expect_source="the post", statement="x is 10 ± 1",
+       post_value=10.0, tolerance=close("an effect size", atol=1.0))
+def test_close(verify):
+    verify(10.5, noise=0.1)
+'''
+
+
+def test_value_within_noise_of_its_bound_is_inconclusive(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=0.1))  # 2 SD above the bound: 95 % interval straddles it
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, warnings=1)
+    rows = _rows(pytester)
+    assert rows["toy.noisy"]["verdict"] == "inconclusive" and rows["toy.noisy"]["as_expected"] is None
+    assert rows["toy.noisy"]["margin_sigma"] == pytest.approx(2.0)
+    assert "lies +2.00 SD from a bound of ≥ 1" in rows["toy.noisy"]["reason"]  # explained in its row
+    assert rows["toy.close"]["verdict"] == "holds" and rows["toy.close"]["margin_sigma"] == pytest.approx(5.0)
+    result.stdout.fnmatch_lines(["*ClaimInconclusiveWarning*toy.noisy*inconclusive*",
+                                 "*inconclusive (value within its noise of a bound*toy.noisy (+2.0 SD)*"])
+    assert "Inconclusive (within 3 noise SDs of a bound): toy.noisy (+2.0 SD)" in \
+        (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+
+
+def test_strict_option_fails_an_inconclusive_claim(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=0.1))
+    result = pytester.runpytest("--claims-strict")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*claim 'toy.noisy' is inconclusive*[--claims-strict]*"])
+
+
+def test_value_clear_of_its_bound_is_decided(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=0.05))  # 4 SD above the bound
+    pytester.runpytest("--claims-strict").assert_outcomes(passed=2)
+    assert _rows(pytester)["toy.noisy"]["verdict"] == "holds"
+
+
+@pytest.mark.parametrize("noise", ["0.0", "-1.0", "'big'"])
+def test_bad_noise_is_an_error_row(pytester: pytest.Pytester, noise: str) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=noise))
+    pytester.runpytest().assert_outcomes(passed=1, failed=1)
+    row = _rows(pytester)["toy.noisy"]
+    assert row["verdict"] == "error" and "noise must be a positive standard deviation" in row["reason"]
