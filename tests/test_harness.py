@@ -313,3 +313,21 @@ def test_bad_noise_is_an_error_row(pytester: pytest.Pytester, noise: str) -> Non
     pytester.runpytest().assert_outcomes(passed=1, failed=1)
     row = _rows(pytester)["toy.noisy"]
     assert row["verdict"] == "error" and "noise must be a positive standard deviation" in row["reason"]
+
+
+def test_numpy_and_torch_scalars_cross_to_the_controller(pytester: pytest.Pytester,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row holding numpy or torch scalars (scipy returns numpy floats) travels from an xdist worker."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_scalars='''
+import numpy as np, torch
+from fixtures.declare import at_least, claim
+@claim(id="toy.scalars", source="test", kind="post", expect_source="arithmetic", statement="s",
+       tolerance=at_least(0.0, "any"))
+def test_scalars(verify):
+    verify(np.float64(1.5), noise=np.float64(0.1), details={"t": torch.tensor(2.0), "n": np.int64(3)})
+''')
+    pytester.runpytest("-n", "2").assert_outcomes(passed=1)
+    row = _rows(pytester)["toy.scalars"]
+    assert (row["measured"], row["noise_sd"], row["details"]) == (1.5, 0.1, {"t": 2.0, "n": 3})
