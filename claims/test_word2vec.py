@@ -10,7 +10,6 @@ words too would move a dictionary form onto another row (고양이 → 고양, w
 the case-particle analogies (자동차 : 자동차를) into identities; ``w2v.ws353`` shows the stripped lookup beside.
 """
 
-import math
 import statistics
 
 import numpy as np
@@ -19,7 +18,16 @@ import torch
 from scipy import stats
 
 from fixtures import ko_eval
-from fixtures.analogy import WordList, analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
+from fixtures.analogy import (
+    WordList,
+    analogy,
+    analogy_cosines,
+    analogy_rank,
+    binomial_sd,
+    cosine,
+    listing,
+    token_id,
+)
 from fixtures.declare import Case, at_least, at_most, claim, close
 from fixtures.skipgram import SkipGram, time_step
 from fixtures.stemming import strip_particle
@@ -182,14 +190,6 @@ def _neighbours_beside_post(table: torch.Tensor, vocab: WordList, query: str, po
     return f"{ours} | {post} | {sorted(set(ours) & set(post)) or 'none'}"
 
 
-def _binomial_sd(hits: int, n: int) -> float:
-    """SD (%) of an accuracy of ``hits`` of ``n``: ``sqrt(p(1 − p)/n)`` with the Agresti–Coull estimate of
-    ``p`` (≈ ``(hits + 2)/(n + 4)``, for a 95 % interval), which is not 0 when ``hits`` is 0 or ``n``."""
-    z2 = 1.96 ** 2
-    p = (hits + z2 / 2) / (n + z2)
-    return 100 * math.sqrt(p * (1 - p) / (n + z2))
-
-
 @claim(
     id="w2v.analogy_ko",
     source="Post A, end of exp. 1 ('왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족'); evaluation set: "
@@ -232,7 +232,7 @@ def test_analogy_ko(verify, word2vec, ko_analogies, section):
                    + f" (answer {sample.d})"}
     if n < FEW_ITEMS:
         details["caution"] = f"only {n} covered items: the accuracy and its SD rest on very few items"
-    verify(100 * hits / n, details=details, noise=_binomial_sd(hits, n))
+    verify(100 * hits / n, details=details, noise=100 * binomial_sd(hits, n))
 
 
 @claim(
