@@ -28,6 +28,7 @@ import datetime as dt
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import uuid
@@ -65,10 +66,8 @@ def _lab(args: argparse.Namespace) -> ExtrapolationLab:
 def noise_components(values: list[float], eval_se: list[float] | None) -> dict[str, float]:
     """``sd`` (sample SD over seeds: one run's total noise), ``eval_sd`` (RMS of the per-seed evaluation
     standard errors) and ``seed_sd`` (``√max(sd² − eval_sd², 0)``), all in the value's unit."""
-    n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    out = {"n": n, "mean": mean, "sd": sd}
+    sd = statistics.stdev(values)
+    out = {"n": len(values), "mean": statistics.fmean(values), "sd": sd}
     if eval_se is not None:
         ev = math.sqrt(sum(e * e for e in eval_se) / len(eval_se))
         out |= {"eval_sd": ev, "seed_sd": math.sqrt(max(sd * sd - ev * ev, 0.0))}

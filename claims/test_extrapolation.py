@@ -12,6 +12,7 @@ Tolerances are effect sizes declared with their reasons; each stochastic row's n
 from __future__ import annotations
 
 import dataclasses
+import statistics
 
 import pytest
 import torch
@@ -25,7 +26,6 @@ from fixtures.extrapolation import (
     Calibration,
     ExtrapolationLab,
     initial_model,
-    mean_ci,
     measures,
     plot_accuracy_by_position,
     positional_peak_gap,
@@ -52,7 +52,7 @@ LEARNS = at_least(95.0, "effect size: the task is learned at the training length
 def _mean(lab: ExtrapolationLab, scheme: str, seeds: list[int], quantity: str, *, sweep: bool = False) -> float:
     """Mean over ``seeds`` of a :func:`measures` quantity (after the sweep's longest budget with ``sweep``)."""
     runs = [c[SWEEP_STEPS] for c in lab.curves([scheme], seeds)] if sweep else lab.runs([scheme], seeds)
-    return mean_ci([measures(run)[quantity] for run in runs])["mean"]
+    return statistics.fmean(measures(run)[quantity] for run in runs)
 
 
 def _noise(scheme: str, quantity: str, seeds: list[int]) -> tuple[float, dict]:
@@ -188,7 +188,7 @@ def test_sin_bilinear_not_gap_only(verify, extrapolation_lab, seeds):
     untrained = positional_peak_gap(initial_model(config, seeds[0])[0])
     T = extrapolation_lab.config.train_len
     noise = CAL.sd("sinusoidal", "positional_peak_gap", seeds=len(seeds), floor=1 / (T - 1))
-    verify(mean_ci([measures(r)["positional_peak_gap"] for r in runs])["mean"], noise=noise,
+    verify(statistics.fmean(measures(r)["positional_peak_gap"] for r in runs), noise=noise,
            details={f"untrained model (seed {seeds[0]})": untrained,
                     "learned table, trained": _mean(extrapolation_lab, "learned", seeds, "positional_peak_gap"),
                     "noise": CAL.describe("sinusoidal", "positional_peak_gap") + f" (floor: one query, 1/{T - 1})",
@@ -414,7 +414,7 @@ def _sweep_case(scheme: str) -> Case:
 @pytest.mark.parametrize("scheme", SWEPT_SCHEMES)
 def test_steps_sweep(verify, extrapolation_lab, seeds, scheme):
     curves = extrapolation_lab.curves([scheme], seeds)
-    curve = {f"acc40 @ {s} steps": mean_ci([c[s].total(40) for c in curves])["mean"] for s in CURVE_STEPS}
+    curve = {f"acc40 @ {s} steps": statistics.fmean(c[s].total(40) for c in curves) for s in CURVE_STEPS}
     acc40 = _mean(extrapolation_lab, scheme, seeds, "acc40", sweep=True)
     if scheme in POST_RUNS:
         noise, where = _noise(scheme, "acc40", seeds)
