@@ -6,8 +6,10 @@ The harness itself (options, ``verify``, ``seed``, ``device``, the report) is th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,8 +40,10 @@ def gpt2_tokenizer():
 @pytest.fixture(scope="session")
 def gpt2_wte(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> embeddings.Embeddings:
     """GPT-2's token-embedding table (``wte``, [50257, 768]) named by GPT-2's BPE: from
-    ``--claims-gpt2-dir``, ``$CLAIMS_GPT2_DIR``, the local HF cache, or the hub when reachable.
-    Skips, saying how to provide the weights, when none works (loaded once per run and worker)."""
+    ``--claims-gpt2-dir``, ``$CLAIMS_GPT2_DIR``, the local HF cache, or the hub when reachable
+    (loaded once per run and worker). Skips, saying how to provide the weights, when no default source
+    works. A named directory is checked at configure time (a usage error); should its full load still
+    fail, :class:`fixtures.embeddings.GPT2DirError` errors these tests rather than skipping them."""
     try:
         table, source = embeddings.gpt2_wte(pytestconfig.getoption("claims_gpt2_dir"))
     except embeddings.EmbeddingsUnavailable as exc:
@@ -65,10 +69,8 @@ def weight_cache(pytestconfig: pytest.Config):
     xdist workers, which train each entry once; ``--claims-retrain`` rebuilds what this run uses.
     Progress and rebuild notices are written to the terminal."""
     from fixtures.cache import WeightCache
-    from fixtures.harness import run_id
+    from fixtures.harness import cache_dir, run_id
 
-    root = (pytestconfig.getoption("claims_cache_dir") or os.environ.get("CLAIMS_CACHE_DIR")
-            or pytestconfig.rootpath / ".cache" / "claims")
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
     worker = os.environ.get("PYTEST_XDIST_WORKER")
 
@@ -77,7 +79,7 @@ def weight_cache(pytestconfig: pytest.Config):
             sys.stderr.write(f"\n[claims cache{' ' + worker if worker else ''}] {message}\n")
             sys.stderr.flush()
 
-    return WeightCache(Path(root), run_id=run_id(pytestconfig), say=say,
+    return WeightCache(cache_dir(pytestconfig), run_id=run_id(pytestconfig), say=say,
                        retrain=pytestconfig.getoption("claims_retrain"))
 
 
@@ -92,33 +94,104 @@ def extrapolation_lab(weight_cache, device: torch.device):
 
 
 @pytest.fixture(scope="session")
-def word2vec(weight_cache, device: torch.device, pytestconfig: pytest.Config, seed: int):
+def claims_data(pytestconfig: pytest.Config):
+    """The data directory of the word2vec claims (:class:`fixtures.data.Store`): ``--claims-data-dir``,
+    ``$CLAIMS_DATA_DIR`` or the user cache; read from ``--claims-data-mirror`` / ``$CLAIMS_DATA_MIRROR``
+    instead of the network when one is named. Fetch and build notices are written to the terminal."""
+    from fixtures import data
+
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+
+    def say(message: str) -> None:
+        with capture.global_and_fixture_disabled():
+            sys.stderr.write(f"\n[claims data] {message}\n")
+            sys.stderr.flush()
+
+    with _data_errors():
+        return data.Store(data.data_dir(pytestconfig.getoption("claims_data_dir")),
+                          data.mirror(pytestconfig.getoption("claims_data_mirror")), say=say)
+
+
+@contextlib.contextmanager
+def _data_errors() -> Iterator[None]:
+    """Map :mod:`fixtures.data`'s errors onto the run: default data unreachable offline skips, naming the
+    fix; a named path that does not hold what it should is a usage error; a hash mismatch errors."""
+    from fixtures import data
+
+    try:
+        yield
+    except data.DataUnavailable as exc:
+        pytest.skip(str(exc))
+    except data.ExplicitPathError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+@pytest.fixture(scope="session")
+def word2vec(weight_cache, device: torch.device, pytestconfig: pytest.Config, seed: int, claims_data):
     """Post A's exp. 1 (:class:`fixtures.word2vec.Word2VecLab`): the corpus (``--claims-corpus``,
-    ``$CLAIMS_CORPUS`` or the shared Korean Wikipedia file) and skip-gram models trained once through
-    ``weight_cache``. Skips, naming the fix, when the corpus is missing or unreadable."""
+    ``$CLAIMS_CORPUS``, else the Korean Wikipedia corpus of ``claims_data``, fetched and built on first use)
+    and skip-gram models trained once through ``weight_cache``. Skips, naming the fix, when the default corpus
+    can be neither found nor fetched; a named corpus that cannot be read is a usage error."""
     from fixtures import corpus
     from fixtures.word2vec import Word2VecLab
 
+    option = pytestconfig.getoption("claims_corpus")
+    with _data_errors():
+        path = corpus.corpus_path(option, claims_data)
     try:
-        data = corpus.build_corpus(corpus.corpus_path(pytestconfig.getoption("claims_corpus")))
+        data = corpus.build_corpus(path)
     except corpus.CorpusUnavailable as exc:
-        pytest.skip(str(exc))
+        if corpus.explicit_corpus(option):
+            raise pytest.UsageError(str(exc)) from None
+        raise
     return Word2VecLab(data, weight_cache, device, optimizer=pytestconfig.getoption("claims_w2v_optimizer"),
                        seed=seed)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.getgroup("claims").addoption(
+    group = parser.getgroup("claims")
+    group.addoption(
         "--claims-ko-eval-dir", default=None, metavar="DIR",
         help="directory holding the Korean word-vector evaluation sets of Park et al. 2018 "
-             "(WS353_korean.csv, word_analogy_korean.txt) for the word2vec claims (default: "
-             "$CLAIMS_KO_EVAL_DIR, else shared/data/ko_wordvec_eval)")
+             "(WS353_korean.csv, word_analogy_korean.txt) for the word2vec claims; one that lacks them is a "
+             "usage error (default: $CLAIMS_KO_EVAL_DIR, else the registry's copy in the data directory)")
+    group.addoption(
+        "--claims-data-dir", default=None, metavar="DIR",
+        help="where the word2vec claims' data (Korean Wikipedia, the Korean evaluation sets) is fetched, "
+             "verified and built, created if missing (default: $CLAIMS_DATA_DIR, else "
+             "<user cache>/llm-claims/data); `python -m fixtures.data fetch` fills it")
+    group.addoption(
+        "--claims-data-mirror", default=None, metavar="DIR|URL",
+        help="read the data from this directory or http(s) base URL instead of the network, laid out as "
+             "corpus_ko/raw/wiki_NN.xz and ko_wordvec_eval/<file> (default: $CLAIMS_DATA_MIRROR)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Paths named for the word2vec data must hold what they should, checked before anything runs.
+
+    Raises:
+        pytest.UsageError: naming the path, what is wrong and what was expected (corpus file, evaluation
+            directory, data directory, or mirror directory that lacks the layout).
+    """
+    from fixtures import corpus, data, ko_eval
+
+    if config.getoption("help"):  # --help still lists the options that would fix the paths
+        return
+    try:
+        corpus.explicit_corpus(config.getoption("claims_corpus"))
+        ko_eval.explicit_dir(config.getoption("claims_ko_eval_dir"))
+        data.data_dir(config.getoption("claims_data_dir"))
+        data.mirror(config.getoption("claims_data_mirror"))
+    except data.ExplicitPathError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.fixture(scope="session")
-def ko_eval_dir(pytestconfig: pytest.Config) -> Path:
+def ko_eval_dir(pytestconfig: pytest.Config, claims_data) -> Path:
     """The directory of the Korean evaluation sets (:mod:`fixtures.ko_eval`): ``--claims-ko-eval-dir``, else
-    ``$CLAIMS_KO_EVAL_DIR``, else the shared copy. Loading a missing file skips, naming the fix."""
+    ``$CLAIMS_KO_EVAL_DIR``, else the registry's copy in ``claims_data``, fetched and verified on first use.
+    Skips, naming the fix, when that copy can be neither found nor fetched."""
     from fixtures import ko_eval
 
-    return ko_eval.eval_dir(pytestconfig.getoption("claims_ko_eval_dir"))
+    with _data_errors():
+        return ko_eval.eval_dir(pytestconfig.getoption("claims_ko_eval_dir"), claims_data)

@@ -2,8 +2,9 @@
 
 Run: ``python benchmarks/bench_word2vec.py [--steps 500] [--device cpu]``. All variants run in this one
 process, interleaved over ``--rounds`` rounds, at post A's settings (B=1024, D=100, 8 negatives, V=10,000
-on the shared Korean Wikipedia corpus); the printed ratios are medians over rounds. Also reports how far
-the fused optimizer's tables drift from the plain one's after ``--steps`` steps (float rounding only).
+on the Korean Wikipedia corpus of fixtures/data.py, fetched on first use); the printed ratios are medians
+over rounds. Also reports how far the fused optimizer's tables drift from the plain one's after ``--steps``
+steps (float rounding only).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fixtures.corpus import DEFAULT_CORPUS, build_corpus  # noqa: E402
+from fixtures.corpus import build_corpus  # noqa: E402
+from fixtures.data import Store, data_dir, mirror
 from fixtures.skipgram import SkipGramConfig, train  # noqa: E402
 
 
@@ -52,7 +54,7 @@ def main() -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
     device = torch.device(args.device)
-    data = build_corpus(DEFAULT_CORPUS)
+    data = build_corpus(Store(data_dir(None), mirror(None)).corpus())
     vocab_size = len(data.vocab)
 
     def fixture(optimizer: str) -> torch.Tensor:

@@ -41,26 +41,28 @@ import torch  # noqa: E402
 
 from fixtures import cache  # noqa: E402
 from fixtures.atomic import write_text_atomic  # noqa: E402
+from fixtures.devices import pin_cuda_numerics  # noqa: E402
 from fixtures.extrapolation import (  # noqa: E402
-    CALIBRATION,
     CONTROL_SCHEMES,
     EVAL_SEQUENCES,
     SCHEMES,
+    SWEPT_SCHEMES,
     TRAINING_CODE,
     ExtrapolationConfig,
     ExtrapolationLab,
+    calibration_path,
     measures,
 )
 
 
-def _lab(args: argparse.Namespace) -> ExtrapolationLab:
+def _lab(args: argparse.Namespace, sweep: tuple[str, ...] = ()) -> ExtrapolationLab:
     job = os.environ.get("CALIBRATION_JOB", "0")
 
     def say(message: str) -> None:
         print(f"[job {job}] {message}", file=sys.stderr, flush=True)
 
     weights = cache.WeightCache(Path(args.cache_dir), run_id=args.run_id, say=say)
-    return ExtrapolationLab(weights, torch.device(args.device))
+    return ExtrapolationLab(weights, torch.device(args.device), sweep=sweep)
 
 
 def noise_components(values: list[float], eval_se: list[float] | None) -> dict[str, float]:
@@ -92,6 +94,42 @@ def _measure(args: argparse.Namespace, plan: list[tuple[str, int]]) -> None:
             print(f"[job {os.environ.get('CALIBRATION_JOB', '0')}] measured {scheme} seed {seed}", file=sys.stderr)
 
 
+def certify_code(args: argparse.Namespace, seed: int) -> None:
+    """Certify that today's training code trains the same weights as the code the calibration was measured
+    under: for every scheme, ``seed``'s training as the suite runs it (the steps sweep's 6000 steps for a swept
+    scheme), from the recorded code (found in the cache) and from today's (trained if absent), must give
+    bit-identical weights at every checkpoint (:func:`fixtures.cache.tensors_digest`). On success today's code
+    digest is added to the file's ``equivalent_training_code`` with the evidence; otherwise exits naming the
+    schemes that differ (then recalibrate). With seed 42 the training is the suite's own, so it costs nothing
+    extra."""
+    data = json.loads(args.out.read_text(encoding="utf-8"))
+    old, new = data["training_code"], cache.code_digest(TRAINING_CODE)
+    if new == old or new in data.get("equivalent_training_code", {}):
+        return print(f"{args.out}: today's training code {new[:12]} is already the calibrated one", file=sys.stderr)
+    lab, differ, digests = _lab(args, sweep=SWEPT_SCHEMES), [], {}
+
+    def missing(progress: cache.Progress) -> cache.Tensors:
+        raise SystemExit(f"{args.cache_dir} holds no seed-{seed} weights trained under code {old[:12]}: certify "
+                         "where the calibration ran, or recalibrate")
+
+    for scheme in SCHEMES:
+        today = lab.entry_of(scheme, seed)
+        recorded = cache.Entry(today.name, {**today.fingerprint, "code": old}, missing)
+        before, after = (cache.tensors_digest(lab.weights.fetch(e)) for e in (recorded, today))
+        digests[scheme] = after
+        if before != after:
+            differ.append(scheme)
+    if differ:
+        sys.exit(f"training code {new[:12]} trains other weights than {old[:12]} for {', '.join(differ)}: recalibrate")
+    data.setdefault("equivalent_training_code", {})[new] = {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "evidence": f"seed {seed}: every scheme's weights, at every checkpoint the suite trains, bit-identical "
+                    f"to those trained under {old[:12]}",
+        "sha256": digests}
+    write_text_atomic(args.out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    print(f"{args.out}: training code {new[:12]} certified equivalent to {old[:12]}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=20, help="number of seeds, 1 … N (default 20)")
@@ -105,10 +143,20 @@ def main() -> None:
     default_cache = os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims"
     parser.add_argument("--cache-dir", default=default_cache,
                         help="weights cache (default: $CLAIMS_CACHE_DIR, else .cache/claims)")
-    parser.add_argument("--out", type=Path, default=CALIBRATION)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="calibration file (default: calibration/extrapolation.json on the CPU, "
+                             "calibration/extrapolation-<device type>.json elsewhere)")
+    parser.add_argument("--certify-code", type=int, metavar="SEED", default=None,
+                        help="after an edit of the training code, retrain SEED of every scheme and record the "
+                             "code as equivalent when the weights are bit-identical to the calibrated code's")
     parser.add_argument("--run-id", default=uuid.uuid4().hex, help=argparse.SUPPRESS)
     parser.add_argument("--job", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.out = args.out or calibration_path(args.device)
+    if torch.device(args.device).type == "cuda":
+        pin_cuda_numerics()
+    if args.certify_code is not None:
+        return certify_code(args, args.certify_code)
     if min(args.seeds, args.alibi_seeds, args.control_seeds) < 2 or args.jobs < 1:
         parser.error("every seed count must be at least 2 (a spread needs two values), --jobs at least 1")
     limit = {s: args.control_seeds if s in CONTROL_SCHEMES else args.alibi_seeds if s.startswith("alibi")

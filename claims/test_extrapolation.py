@@ -32,7 +32,6 @@ from fixtures.extrapolation import (
 )
 
 SOURCE = "Post A, exp. 3 'pe_probe.py --exp extrapolate'"
-CAL = Calibration()
 CHANCE = 100 / 50  # % : one token in 50
 FIGURE = "extrapolation_accuracy_by_position.png"
 SWEEP_STEPS = max(CURVE_STEPS)  # 2× the protocol's 3000
@@ -55,21 +54,28 @@ def _mean(lab: ExtrapolationLab, scheme: str, seeds: list[int], quantity: str, *
     return statistics.fmean(measures(run)[quantity] for run in runs)
 
 
-def _noise(scheme: str, quantity: str, seeds: list[int]) -> tuple[float, dict]:
+def _noise(cal: Calibration, scheme: str, quantity: str, seeds: list[int]) -> tuple[float, dict]:
     """The SD of a mean over ``seeds`` of ``quantity``, and the details that say where it comes from."""
-    return CAL.sd(scheme, quantity, seeds=len(seeds)), {"noise": CAL.describe(scheme, quantity),
+    return cal.sd(scheme, quantity, seeds=len(seeds)), {"noise": cal.describe(scheme, quantity),
                                                         "seeds": len(seeds)}
 
 
-def _drop_noise(scheme: str, L: int, seeds: list[int]) -> tuple[float, dict]:
+def _drop_noise(cal: Calibration, scheme: str, L: int, seeds: list[int]) -> tuple[float, dict]:
     """The SD of a mean over ``seeds`` of ``acc{L} − acc20``, and details: where it comes from and how many
     calibration seeds fell below the :data:`KEEPS` bound (a heavy tail shows there, not in the SD)."""
-    sd = CAL.diff_sd((scheme, f"acc{L}"), (scheme, "acc20"), seeds=len(seeds))
-    drops = [b - a for a, b in zip(CAL.values(scheme, "acc20"), CAL.values(scheme, f"acc{L}"))]
+    sd = cal.diff_sd((scheme, f"acc{L}"), (scheme, "acc20"), seeds=len(seeds))
+    drops = [b - a for a, b in zip(cal.values(scheme, "acc20"), cal.values(scheme, f"acc{L}"))]
     below = sum(d < KEEPS.bound for d in drops)
-    return sd, {"noise": f"SD of acc{L} − acc20 over {len(drops)} calibration seeds of {scheme}",
+    return sd, {"noise": f"SD of acc{L} − acc20 over {len(drops)} calibration seeds of {scheme}{cal.note}",
                 f"calibration seeds below {KEEPS.bound:g} pp": f"{below} of {len(drops)} (worst {min(drops):.1f} pp)",
                 "seeds": len(seeds)}
+
+
+@pytest.fixture(scope="session")
+def calibration(device: torch.device) -> Calibration:
+    """The noise of each stochastic row: the calibration measured on this run's device type when one is
+    committed, else the CPU's, named in every row (:meth:`Calibration.for_device`)."""
+    return Calibration.for_device(device)
 
 
 @pytest.fixture(scope="session")
@@ -108,7 +114,7 @@ def _check_post_row(verify, request, scheme: str, quantity: str) -> None:
         extra = {"seen positions 0–18": _mean(lab, scheme, seeds, "seen40"),
                  "new positions 19–38": _mean(lab, scheme, seeds, "new40"),
                  **request.getfixturevalue("position_figure")}
-    noise, where = _noise(scheme, quantity, seeds)
+    noise, where = _noise(request.getfixturevalue("calibration"), scheme, quantity, seeds)
     verify(_mean(lab, scheme, seeds, quantity), noise=noise, details={**extra, **where})
 
 
@@ -159,8 +165,8 @@ POST_IMPLIED_NEW = {s: (at40 * 39 - 100 * 19) / 20 for s, (_, at40) in POST_RUNS
     deviation=DEVIATION,
 )
 @pytest.mark.parametrize("scheme", ["learned", "sinusoidal"])
-def test_new_positions_near_chance(verify, extrapolation_lab, seeds, scheme):
-    noise, where = _noise(scheme, "new40", seeds)
+def test_new_positions_near_chance(verify, extrapolation_lab, calibration, seeds, scheme):
+    noise, where = _noise(calibration, scheme, "new40", seeds)
     verify(_mean(extrapolation_lab, scheme, seeds, "new40"), noise=noise, details={"chance": CHANCE, **where})
 
 
@@ -182,16 +188,16 @@ def test_new_positions_near_chance(verify, extrapolation_lab, seeds, scheme):
                  "random W also has, and took a minimum over a gap with only 2 pairs)",
     deviation=DEVIATION,
 )
-def test_sin_bilinear_not_gap_only(verify, extrapolation_lab, seeds):
+def test_sin_bilinear_not_gap_only(verify, extrapolation_lab, calibration, seeds):
     runs = extrapolation_lab.runs(["sinusoidal"], seeds)
     config = dataclasses.replace(extrapolation_lab.config, scheme="sinusoidal")
     untrained = positional_peak_gap(initial_model(config, seeds[0])[0])
     T = extrapolation_lab.config.train_len
-    noise = CAL.sd("sinusoidal", "positional_peak_gap", seeds=len(seeds), floor=1 / (T - 1))
+    noise = calibration.sd("sinusoidal", "positional_peak_gap", seeds=len(seeds), floor=1 / (T - 1))
     verify(statistics.fmean(measures(r)["positional_peak_gap"] for r in runs), noise=noise,
            details={f"untrained model (seed {seeds[0]})": untrained,
                     "learned table, trained": _mean(extrapolation_lab, "learned", seeds, "positional_peak_gap"),
-                    "noise": CAL.describe("sinusoidal", "positional_peak_gap") + f" (floor: one query, 1/{T - 1})",
+                    "noise": calibration.describe("sinusoidal", "positional_peak_gap") + f" (floor: one query, 1/{T - 1})",
                     "seeds": len(seeds)})
 
 
@@ -230,10 +236,10 @@ def test_relative_unseen_offsets_untrained(verify, extrapolation_lab, seeds):
     version=2, version_note="an effect size (1 pp) instead of a t·s band around 0; noise from the calibration",
     deviation=DEVIATION,
 )
-def test_learned_equals_sin_in_range(verify, extrapolation_lab, seeds):
+def test_learned_equals_sin_in_range(verify, extrapolation_lab, calibration, seeds):
     learned = _mean(extrapolation_lab, "learned", seeds, "acc20")
     sin = _mean(extrapolation_lab, "sinusoidal", seeds, "acc20")
-    noise = CAL.diff_sd(("learned", "acc20"), ("sinusoidal", "acc20"), seeds=len(seeds))
+    noise = calibration.diff_sd(("learned", "acc20"), ("sinusoidal", "acc20"), seeds=len(seeds))
     verify(learned - sin, reference=0.0, noise=noise,
            details={"learned": learned, "sinusoidal": sin, "seeds": len(seeds)})
 
@@ -333,7 +339,7 @@ def _check_beyond(verify, request, scheme: str, length: int) -> None:
     lab, seeds = request.getfixturevalue("extrapolation_lab"), request.getfixturevalue("seeds")
     acc20 = _mean(lab, scheme, seeds, "acc20")
     if length == 20:
-        noise, where = _noise(scheme, "acc20", seeds)
+        noise, where = _noise(request.getfixturevalue("calibration"), scheme, "acc20", seeds)
         model = lab.run(scheme, seeds[0]).model
         if model.pos.kind == "bias":  # what the scheme adds to the logits next to query 1, mean over heads
             bias = model.pos(3, 3)[:, 1].mean(0).tolist()  # [3]: offsets −1, 0, +1
@@ -341,7 +347,7 @@ def _check_beyond(verify, request, scheme: str, length: int) -> None:
         verify(acc20, noise=noise, details=where)
         return
     acc = _mean(lab, scheme, seeds, f"acc{length}")
-    noise, where = _drop_noise(scheme, length, seeds)
+    noise, where = _drop_noise(request.getfixturevalue("calibration"), scheme, length, seeds)
     figure = request.getfixturevalue("position_figure") if length == 80 else {}
     verify(acc - acc20, noise=noise, details={f"accuracy at {length}": acc, "at 20": acc20,
                                               "on new positions": _mean(lab, scheme, seeds, f"new{length}"),
@@ -412,14 +418,14 @@ def _sweep_case(scheme: str) -> Case:
               "calibration's at 3000 steps (no calibration of the longer budget). " + DEVIATION,
 )
 @pytest.mark.parametrize("scheme", SWEPT_SCHEMES)
-def test_steps_sweep(verify, extrapolation_lab, seeds, scheme):
+def test_steps_sweep(verify, extrapolation_lab, calibration, seeds, scheme):
     curves = extrapolation_lab.curves([scheme], seeds)
     curve = {f"acc40 @ {s} steps": statistics.fmean(c[s].total(40) for c in curves) for s in CURVE_STEPS}
     acc40 = _mean(extrapolation_lab, scheme, seeds, "acc40", sweep=True)
     if scheme in POST_RUNS:
-        noise, where = _noise(scheme, "acc40", seeds)
+        noise, where = _noise(calibration, scheme, "acc40", seeds)
         verify(acc40, noise=noise, details={**curve, **where})
         return
-    noise, where = _drop_noise(scheme, 40, seeds)
+    noise, where = _drop_noise(calibration, scheme, 40, seeds)
     verify(acc40 - _mean(extrapolation_lab, scheme, seeds, "acc20", sweep=True), noise=noise,
            details={**curve, **where})

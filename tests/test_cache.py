@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import time
 from pathlib import Path
 
@@ -207,3 +208,53 @@ def test_bad_seed_count_is_a_usage_error(pytester: pytest.Pytester, monkeypatch:
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-seeds={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--claims-seeds" in result.stderr.str() and "Traceback" not in result.stderr.str()
+
+
+def _run_with_cache_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str,
+                        path: Path) -> tuple[pytest.RunResult, str]:
+    """A run naming ``path`` as the cache, by option or environment variable; also how messages name it."""
+    monkeypatch.delenv("CLAIMS_CACHE_DIR", raising=False)
+    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    if how == "option":
+        return pytester.runpytest(f"--claims-cache-dir={path}"), f"--claims-cache-dir={path}"
+    monkeypatch.setenv("CLAIMS_CACHE_DIR", str(path))
+    return pytester.runpytest(), f"CLAIMS_CACHE_DIR={path}"
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+@pytest.mark.parametrize("case", ["a-file", "under-a-file"])
+def test_named_cache_dir_that_cannot_be_a_directory_is_a_usage_error(pytester: pytest.Pytester,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     how: str, case: str):
+    file = pytester.path / "weights"
+    file.write_text("not a directory")
+    path = file if case == "a-file" else file / "cache"
+    result, named = _run_with_cache_dir(pytester, monkeypatch, how, path)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    if case == "a-file":
+        problem = f"{file} exists and is not a directory"
+    else:
+        problem = f"cannot be created: {file} is not a directory"
+    expected = f"ERROR: trained-weights cache: {named}: {problem}; expected a directory this run can create or write to"
+    result.stderr.fnmatch_lines([expected])
+    assert "Traceback" not in result.stderr.str()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write to any directory")
+def test_named_cache_dir_that_cannot_be_written_is_a_usage_error(pytester: pytest.Pytester,
+                                                                 monkeypatch: pytest.MonkeyPatch):
+    locked = pytester.path / "locked"
+    locked.mkdir(mode=0o555)
+    result, named = _run_with_cache_dir(pytester, monkeypatch, "env", locked / "cache")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    expected = f"ERROR: trained-weights cache: {named}: cannot be created: {locked} is not writable; *"
+    result.stderr.fnmatch_lines([expected])
+
+
+def test_named_cache_dir_is_checked_without_being_created(pytester: pytest.Pytester,
+                                                          monkeypatch: pytest.MonkeyPatch):
+    path = pytester.path / "new" / "cache"
+    result, _ = _run_with_cache_dir(pytester, monkeypatch, "option", path)
+    assert result.ret == pytest.ExitCode.OK
+    assert not path.parent.exists()  # created when the cache is first used, not by the check

@@ -20,7 +20,7 @@ MUTATIONS = {
     # [sin | cos] concatenated instead of interleaved
     "concat_layout": (["test_sinusoidal.py"], """
         import torch, fixtures.positional as P
-        def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32):
+        def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32, device=None):
             two_i = torch.arange(0, d_model, 2, dtype=dtype)
             angle = torch.arange(seq_len, dtype=dtype)[:, None] / base ** (two_i / d_model)
             return torch.cat([angle.sin(), angle.cos()], dim=1)
@@ -31,7 +31,7 @@ MUTATIONS = {
     # exponent computed per column (j/d) instead of per pair (2i/d)
     "exponent_per_column": (["test_sinusoidal.py"], """
         import torch, fixtures.positional as P
-        def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32):
+        def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32, device=None):
             j = torch.arange(d_model, dtype=dtype)
             angle = torch.arange(seq_len, dtype=dtype)[:, None] / base ** (j / d_model)
             pe = angle.clone()

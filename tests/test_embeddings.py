@@ -19,9 +19,25 @@ import torch
 from safetensors.torch import save_file
 
 from fixtures import embeddings
-from fixtures.analogy import (BPEVocabulary, NotOneToken, WordList, analogy, direction_cosine, listing,
-                              random_pair_cosines, share_at_least, token_id)
-from fixtures.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable, gpt2_wte
+from fixtures.analogy import (
+    BPEVocabulary,
+    NotOneToken,
+    WordList,
+    analogy,
+    direction_cosine,
+    listing,
+    random_pair_cosines,
+    share_at_least,
+    token_id,
+)
+from fixtures.embeddings import (
+    GPT2_DIR_ENV,
+    EmbeddingsUnavailable,
+    GPT2DirError,
+    GPT2SourceWarning,
+    check_gpt2_dir,
+    gpt2_wte,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,10 +67,11 @@ def _tiny_gpt2(model_class: str = "GPT2Model"):
     return getattr(transformers, model_class)(config).eval()
 
 
-def _hf_cache_snapshot(root: Path) -> Path:
-    """The layout huggingface_hub writes for the repo 'gpt2' under cache root ``root``: refs/main names
-    the snapshot folder that holds the files. Returns that folder (not yet created)."""
-    repo = root / "models--gpt2"
+def _hf_cache_snapshot(root: Path, repo_id: str = "gpt2") -> Path:
+    """The layout huggingface_hub writes for ``repo_id`` under cache root ``root``
+    (``models--{org}--{name}``): refs/main names the snapshot folder that holds the files. Returns that
+    folder (not yet created)."""
+    repo = root / f"models--{repo_id.replace('/', '--')}"
     (repo / "refs").mkdir(parents=True)
     (repo / "refs" / "main").write_text("0123abcd")
     return repo / "snapshots" / "0123abcd"
@@ -94,7 +111,8 @@ def test_local_hf_cache_is_read_without_network(tmp_path: Path, offline: None) -
 def test_cache_with_tokenizer_files_only_says_so(tmp_path: Path, offline: None) -> None:
     """What the GPT-2 tokenizer leaves in the cache (config.json, no weights) is reported, not loaded."""
     _tiny_gpt2().config.save_pretrained(_hf_cache_snapshot(tmp_path))
-    with pytest.raises(EmbeddingsUnavailable, match=r"Face cache: .*0123abcd has no model\.safetensors"):
+    with pytest.raises(EmbeddingsUnavailable, match=r"Face cache: gpt2: .*0123abcd has no model\.safetensors, "
+                                                     r"nor config\.json \+ pytorch_model\.bin \(found: config\.json\)"):
         gpt2_wte(cache_dir=tmp_path)
 
 
@@ -119,30 +137,178 @@ def test_a_failing_explicit_directory_is_not_replaced_by_the_cache(tmp_path: Pat
     _tiny_gpt2().save_pretrained(_hf_cache_snapshot(tmp_path / "cache"))
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(EmbeddingsUnavailable, match=r"--claims-gpt2-dir .*empty.* has no model\.safetensors"):
+    with pytest.raises(GPT2DirError, match=r"--claims-gpt2-dir .*empty: .*empty has no model\.safetensors.*"
+                                           r"found: nothing"):
         gpt2_wte(empty, cache_dir=tmp_path / "cache")
 
 
-def test_safetensors_without_wte_is_a_clear_error(tmp_path: Path, offline: None) -> None:
-    save_file({"embed_tokens.weight": torch.zeros(3, 2)}, tmp_path / "model.safetensors")
-    with pytest.raises(EmbeddingsUnavailable, match=r"holds no wte\.weight or transformer\.wte\.weight"):
+@pytest.mark.parametrize(("tensors", "problem"), [
+    ({"embed_tokens.weight": torch.zeros(3, 2)}, r"holds no wte\.weight or transformer\.wte\.weight"),
+    ({"wte.weight": torch.zeros(6)}, r"wte\.weight is F32 of shape \[6\], not a \[V, D\] floating-point"),
+    ({"wte.weight": torch.zeros(3, 2, dtype=torch.int64)}, r"wte\.weight is I64 of shape \[3, 2\], not a"),
+], ids=["no-wte", "1-D", "integer"])
+def test_safetensors_without_a_usable_wte_is_a_clear_error(tmp_path: Path, offline: None, tensors: dict,
+                                                           problem: str) -> None:
+    save_file(tensors, tmp_path / "model.safetensors")
+    with pytest.raises(GPT2DirError, match=problem):
+        check_gpt2_dir(tmp_path)  # from the header alone
+    with pytest.raises(GPT2DirError, match=problem):
         gpt2_wte(tmp_path)
 
 
-def test_environment_variable_naming_no_directory(tmp_path: Path, offline: None,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(GPT2_DIR_ENV, str(tmp_path / "missing"))
-    with pytest.raises(EmbeddingsUnavailable, match=rf"{GPT2_DIR_ENV}=.*missing is not a directory"):
-        gpt2_wte()
+def test_truncated_pytorch_model_bin_is_caught_by_the_cheap_check(tmp_path: Path, offline: None) -> None:
+    model = _tiny_gpt2()
+    model.config.save_pretrained(tmp_path)
+    torch.save(model.state_dict(), tmp_path / "pytorch_model.bin")
+    check_gpt2_dir(tmp_path)
+    _truncate(tmp_path / "pytorch_model.bin")
+    with pytest.raises(GPT2DirError, match=r"pytorch_model\.bin is truncated or corrupt \(BadZipFile"):
+        check_gpt2_dir(tmp_path)
+    with pytest.raises(GPT2DirError, match=r"transformers cannot load .*pytorch_model\.bin .*truncated"):
+        gpt2_wte(tmp_path)
 
 
-def test_option_naming_no_directory_is_a_usage_error(pytester: pytest.Pytester) -> None:
+def _truncate(path: Path) -> None:
+    """An interrupted download: the first half of the file."""
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2])
+
+
+def _named_gpt2_dir(root: Path, case: str) -> Path:
+    """A directory for ``case``: 'missing' (none), 'no-weights' (a tokenizer file only), 'truncated'
+    (a tiny GPT-2 whose model.safetensors lost its second half)."""
+    path = root / case
+    if case == "no-weights":
+        path.mkdir()
+        (path / "vocab.json").write_text("{}")
+    elif case == "truncated":
+        _tiny_gpt2().save_pretrained(path)
+        _truncate(path / "model.safetensors")
+    return path
+
+
+GPT2_DIR_PROBLEMS = {
+    "missing": "{dir} does not exist.",
+    "no-weights": "{dir} has no model.safetensors, nor config.json + pytorch_model.bin (found: vocab.json).",
+    "truncated": "{dir}/model.safetensors is unreadable, truncated or corrupt (SafetensorError: *",
+}
+
+
+@pytest.mark.parametrize("case", list(GPT2_DIR_PROBLEMS))
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_named_gpt2_dir_without_usable_weights_is_a_usage_error(pytester: pytest.Pytester,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                how: str, case: str) -> None:
+    """--claims-gpt2-dir and $CLAIMS_GPT2_DIR alike: the run stops before collecting, with one message
+    that names the path, what is wrong and what was expected; no default source is tried instead."""
+    path = _named_gpt2_dir(pytester.path, case)
+    monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
     pytester.makepyfile("def test_nothing():\n    pass\n")
-    result = pytester.runpytest("--claims-gpt2-dir", str(pytester.path / "missing"))
+    if how == "option":
+        origin, args = f"--claims-gpt2-dir {path}", ["--claims-gpt2-dir", str(path)]
+    else:
+        origin, args = f"{GPT2_DIR_ENV}={path}", []
+        monkeypatch.setenv(GPT2_DIR_ENV, str(path))
+    result = pytester.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--claims-gpt2-dir: not a directory: '*missing'*"])
-    assert "Traceback" not in result.stderr.str()
+    problem = GPT2_DIR_PROBLEMS[case].format(dir=path)
+    expected = (f"ERROR: GPT-2 weights: {origin}: {problem}*Expected a directory holding GPT-2's "
+                "model.safetensors (or config.json + pytorch_model.bin). Get it*")
+    result.stderr.fnmatch_lines([expected])
+    assert "Traceback" not in result.stderr.str() and "test_nothing" not in result.stdout.str()
+
+
+def test_named_gpt2_dir_with_weights_passes_the_check(pytester: pytest.Pytester,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
+    _tiny_gpt2().save_pretrained(pytester.path / "gpt2")
+    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    assert pytester.runpytest("--claims-gpt2-dir", str(pytester.path / "gpt2")).ret == pytest.ExitCode.OK
+
+
+def test_truncated_file_in_the_cache_is_passed_over_for_the_next_source(tmp_path: Path, offline: None) -> None:
+    """An interrupted download in the cache of openai-community/gpt2: the alias 'gpt2' is loaded instead,
+    with a warning that names the broken file and how to repair it."""
+    broken = _hf_cache_snapshot(tmp_path, "openai-community/gpt2")
+    _tiny_gpt2().save_pretrained(broken)
+    _truncate(broken / "model.safetensors")
+    model = _tiny_gpt2()
+    model.save_pretrained(_hf_cache_snapshot(tmp_path, "gpt2"))
+    with pytest.warns(GPT2SourceWarning) as warned:
+        table, source = gpt2_wte(cache_dir=tmp_path)
+    assert torch.equal(table, model.wte.weight.detach())
+    assert source == "Hugging Face cache: gpt2"
+    message = str(warned[0].message)
+    assert message.startswith("GPT-2 weights loaded from Hugging Face cache: gpt2 after: Hugging Face cache: "
+                              f"openai-community/gpt2: {broken}/model.safetensors is unreadable, truncated or "
+                              "corrupt (SafetensorError: ")
+    assert f"delete {tmp_path / 'models--openai-community--gpt2'} and download it again" in message
+
+
+def _cache_with_broken_repos(root: Path) -> tuple[Path, Path]:
+    """A Hugging Face cache whose openai-community/gpt2 snapshot holds a truncated model.safetensors and
+    whose gpt2 snapshot holds an integer wte; returns the two snapshot folders."""
+    truncated = _hf_cache_snapshot(root, "openai-community/gpt2")
+    _tiny_gpt2().save_pretrained(truncated)
+    _truncate(truncated / "model.safetensors")
+    integer = _hf_cache_snapshot(root, "gpt2")
+    integer.mkdir(parents=True)
+    save_file({"wte.weight": torch.zeros(11, 8, dtype=torch.int32)}, integer / "model.safetensors")
+    return truncated, integer
+
+
+def test_every_source_broken_lists_each_reason(tmp_path: Path, offline: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both cached repos hold bad weights, and so does the hub's new download (interrupted again): the
+    rows are skipped with one reason per source, each naming its file."""
+    import huggingface_hub
+
+    truncated, integer = _cache_with_broken_repos(tmp_path)
+    forced = []
+
+    def download(repo: str, name: str, *, cache_dir: Path, force_download: bool) -> str:
+        forced.append(force_download)
+        return str(truncated / name)
+
+    monkeypatch.setattr(embeddings, "hub_reachable", lambda: True)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    with pytest.raises(EmbeddingsUnavailable) as exc:
+        gpt2_wte(cache_dir=tmp_path)
+    assert forced == [True]  # the damaged cached copy is not handed back as it is
+    message = str(exc.value)
+    assert message.startswith("GPT-2 weights not available (no --claims-gpt2-dir or CLAIMS_GPT2_DIR; ")
+    unreadable = (f"{truncated}/model.safetensors is unreadable, truncated or corrupt (SafetensorError: Error "
+                  "while deserializing header: incomplete metadata, file not fully covered) (a damaged download: "
+                  f"delete {tmp_path / 'models--openai-community--gpt2'} and download it again")
+    for reason in (f"Hugging Face cache: openai-community/gpt2: {unreadable}",
+                   (f"Hugging Face cache: gpt2: {integer}/model.safetensors: wte.weight is I32 of shape [11, 8], "
+                    "not a [V, D] floating-point table"),
+                   f"Hugging Face hub: openai-community/gpt2: {unreadable}"):
+        assert reason in message
+    assert "To run the GPT-2 claims, pass --claims-gpt2-dir DIR" in message
+
+
+def test_damaged_cached_copy_is_downloaded_again_when_the_hub_is_reachable(tmp_path: Path, offline: None,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub
+
+    truncated, _ = _cache_with_broken_repos(tmp_path)
+    model = _tiny_gpt2()
+
+    def download(repo: str, name: str, *, cache_dir: Path, force_download: bool) -> str:
+        assert (repo, name, cache_dir, force_download) == ("openai-community/gpt2", "model.safetensors",
+                                                           tmp_path, True)
+        model.save_pretrained(truncated)  # the new download replaces the damaged file
+        return str(truncated / name)
+
+    monkeypatch.setattr(embeddings, "hub_reachable", lambda: True)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    with pytest.warns(GPT2SourceWarning, match=r"loaded from Hugging Face hub: openai-community/gpt2 after: "
+                                               r"Hugging Face cache: openai-community/gpt2: .*truncated"):
+        table, source = gpt2_wte(cache_dir=tmp_path)
+    assert torch.equal(table, model.wte.weight.detach()) and source == "Hugging Face hub: openai-community/gpt2"
 
 
 # --- GloVe source --------------------------------------------------------------------------------

@@ -6,12 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.data import ExplicitPathError
 from fixtures.ko_eval import (
+    ANALOGY_FILE,
+    WS353_FILE,
     Analogy,
     EvalDataUnavailable,
     MalformedEvalFile,
     ScoredPair,
     eval_dir,
+    explicit_dir,
     load_analogies,
     load_ws353,
 )
@@ -73,9 +77,37 @@ def test_missing_or_undecodable_file_names_the_fix(tmp_path: Path) -> None:
         load_analogies(tmp_path / "latin1.txt")
 
 
-def test_eval_dir_prefers_the_option_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CLAIMS_KO_EVAL_DIR", "/from/env")
-    assert eval_dir("/from/option") == Path("/from/option")
-    assert eval_dir(None) == Path("/from/env")
+class _Store:
+    """A stand-in for the data store: it serves a directory without fetching anything."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def ko_eval(self) -> Path:
+        return self.path
+
+
+def test_eval_dir_prefers_the_option_then_the_environment(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    option, env, default = (tmp_path / name for name in ("option", "env", "default"))
+    for path in (option, env):
+        path.mkdir()
+        _write(path, WS353, WS353_FILE)
+        _write(path, ANALOGIES, ANALOGY_FILE)
+    store = _Store(default)
+    monkeypatch.setenv("CLAIMS_KO_EVAL_DIR", str(env))
+    assert eval_dir(str(option), store) == option
+    assert eval_dir(None, store) == env
     monkeypatch.delenv("CLAIMS_KO_EVAL_DIR")
-    assert eval_dir(None).parts[-3:] == ("shared", "data", "ko_wordvec_eval")
+    assert eval_dir(None, store) == default  # the registry's copy (fixtures/data.py)
+
+
+def test_a_named_dir_without_the_files_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path, WS353, WS353_FILE)
+    with pytest.raises(ExplicitPathError, match=rf"--claims-ko-eval-dir names {tmp_path}, which lacks "
+                                                rf"{ANALOGY_FILE}: expected a directory holding"):
+        explicit_dir(str(tmp_path))
+    monkeypatch.setenv("CLAIMS_KO_EVAL_DIR", str(tmp_path / "absent"))
+    with pytest.raises(ExplicitPathError, match=r"\$CLAIMS_KO_EVAL_DIR names .*absent, which lacks "
+                                                rf"{WS353_FILE} and {ANALOGY_FILE}"):
+        explicit_dir(None)

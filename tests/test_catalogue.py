@@ -1,0 +1,45 @@
+"""``pytest --claims-catalogue`` lists every claim from its declaration, and measures nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TOY = '''
+from fixtures.declare import claim, exact
+
+@claim(id="toy.never_run", source="Post B, 'a section'", kind="post", expect_source="the post's sentence",
+       statement="a claim whose test would fail", post_value=2, unit="tokens", tolerance=exact("integers"))
+def test_never_run(verify):
+    raise AssertionError("the catalogue must not run claims")
+'''
+
+
+def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makepyfile(test_toy=TOY)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue")
+    assert result.ret == 0
+    text = (pytester.path / "reports" / "CATALOGUE.md").read_text(encoding="utf-8")
+    assert ("| `toy.never_run` | post | Post B, 'a section' | a claim whose test would fail | 2 tokens "
+            "| exact: integers | holds: the post's sentence | 1 |") in text
+    assert not (pytester.path / "reports" / "results.json").exists()
+
+
+def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--claims-catalogue only collects; run it without -n*"])
+
+
+def test_committed_catalogue_is_current(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """reports/CATALOGUE.md says what the declarations say; regenerate with `pytest --claims-catalogue`."""
+    fresh = tmp_path / "CATALOGUE.md"
+    result = pytester.runpytest(str(ROOT / "claims"), "-p", "no:cacheprovider", f"--claims-catalogue={fresh}")
+    assert result.ret == 0
+    committed = (ROOT / "reports" / "CATALOGUE.md").read_text(encoding="utf-8")
+    assert fresh.read_text(encoding="utf-8") == committed, "reports/CATALOGUE.md is stale: run pytest --claims-catalogue"

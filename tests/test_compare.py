@@ -1,0 +1,195 @@
+"""The report comparison (fixtures/compare.py): flips, moves beyond a row's scale, added and gone rows,
+the summary, exit codes and one-line errors on bad input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixtures.compare import compare, load, main, moved, tolerance_from_text
+from fixtures.declare import at_least, at_most, close, exact
+from fixtures.report import summary_lines
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "reports" / "results.json"
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict:
+    return load(COMMITTED)
+
+
+def write(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def rows(data: dict) -> dict[str, dict]:
+    return {r["id"]: r for r in data["claims"]}
+
+
+def first(data: dict, test) -> dict:
+    """The first row of ``data`` that passes ``test`` (the committed report has every kind used here)."""
+    return next(r for r in data["claims"] if test(r))
+
+
+def noisy(r: dict) -> bool:
+    return r["verdict"] == "holds" and isinstance(r["measured"], float) and r["noise_sd"] is not None
+
+
+def plain(r: dict) -> bool:
+    return r["verdict"] == "holds" and r["noise_sd"] is None and r["measured"] is not None
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_flip_and_move_are_named(tmp_path, committed, capsys):
+    new = copy.deepcopy(committed)
+    flip, move = first(new, plain), first(new, noisy)
+    flip["verdict"] = "refuted"
+    move["measured"] += 10 * move["noise_sd"]
+    code, out, err = run(capsys, str(COMMITTED), str(write(tmp_path / "new.json", new)))
+    assert (code, err) == (0, "")
+    flips = out.split("### Verdict flips")[1].split("###")[0]
+    moves = out.split("### Values moved beyond their scale")[1]
+    assert f"`{flip['id']}` | holds → **refuted**" in flips and move["id"] not in flips
+    assert f"`{move['id']}` | holds |" in moves and "3 SD(Δ) = " in moves
+    assert "**1 verdict flips · 1 moved beyond their scale · 0 added · 0 gone**" in out
+    assert "Moved beyond its scale: with noise" in out  # the rule, under the report
+
+
+def test_identical_reports_show_no_change(committed, capsys):
+    code, out, _ = run(capsys, str(COMMITTED), str(COMMITTED), "--fail-on-flip")
+    assert code == 0
+    assert f"**No change**: all {len(committed['claims'])} rows keep their verdicts" in out
+    assert "###" not in out
+
+
+def test_a_move_within_the_noise_is_only_counted(tmp_path, committed, capsys):
+    new = copy.deepcopy(committed)
+    row = first(new, noisy)
+    row["measured"] += 2 * row["noise_sd"]  # < 3 × √2 SD: the difference of two equally noisy values
+    _, out, _ = run(capsys, str(COMMITTED), str(write(tmp_path / "new.json", new)))
+    assert "**No change**" in out and "(1 of them moved within their scale)" in out
+    assert row["id"] not in out
+
+
+def test_added_and_gone_rows(tmp_path, committed, capsys):
+    new = copy.deepcopy(committed)
+    gone = new["claims"].pop(0)
+    added = {**copy.deepcopy(new["claims"][0]), "id": "pe.sin.brand_new", "verdict": "holds", "measured": 1.5}
+    new["claims"].append(added)
+    code, out, _ = run(capsys, str(COMMITTED), str(write(tmp_path / "new.json", new)))
+    assert code == 0
+    assert "### Rows added\n\n- `pe.sin.brand_new`: holds, 1.5" in out
+    assert f"### Rows gone\n\n- `{gone['id']}` (was {gone['verdict']}" in out
+
+
+def test_fail_on_flip_exit_codes(tmp_path, committed, capsys):
+    flipped = copy.deepcopy(committed)
+    first(flipped, plain)["verdict"] = "refuted"
+    shrunk = copy.deepcopy(committed)
+    shrunk["claims"].pop()
+    grown = copy.deepcopy(committed)
+    grown["claims"].append({**copy.deepcopy(grown["claims"][0]), "id": "pe.sin.brand_new"})
+    for name, data, code in (("flipped", flipped, 1), ("shrunk", shrunk, 1), ("grown", grown, 0)):
+        path = str(write(tmp_path / f"{name}.json", data))
+        assert run(capsys, str(COMMITTED), path, "--fail-on-flip")[0] == code, name
+        assert run(capsys, str(COMMITTED), path)[0] == 0, name  # without the option: a report, never a failure
+
+
+def test_output_is_written_instead_of_printed(tmp_path, capsys):
+    target = tmp_path / "deep" / "compare.md"
+    code, out, _ = run(capsys, str(COMMITTED), str(COMMITTED), "--output", str(target))
+    assert (code, out) == (0, "")
+    assert target.read_text(encoding="utf-8").startswith("## Claims: what changed")
+
+
+def test_summary_reuses_the_report_counts(committed, capsys):
+    code, out, _ = run(capsys, "--summary", str(COMMITTED))
+    assert code == 0
+    assert out.startswith(f"## Claims report: {len(committed['claims'])} rows")
+    for line in summary_lines(committed["claims"]):
+        assert f"- {line}\n" in out
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such file"),
+    ("{not json", "not JSON"),
+    ("[1, 2]", "not a claims results file"),
+    ('{"claims": [{"id": "a.b"}]}', "not a claims results file"),
+    ('{"claims": [{"id": "a.b", "verdict": "holds"}, {"id": "a.b", "verdict": "holds"}]}', "a row id repeats (a.b)"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, message):
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content, encoding="utf-8")
+    for argv in ((str(bad), str(COMMITTED)), (str(COMMITTED), str(bad)), ("--summary", str(bad))):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, "")
+        assert err.startswith(f"compare: error: {bad}: {message}") and err.count("\n") == 1
+
+
+def test_wrong_number_of_files_is_a_usage_error(capsys):
+    for argv in ((str(COMMITTED),), ("--summary", str(COMMITTED), str(COMMITTED))):
+        with pytest.raises(SystemExit) as exc:
+            main(list(argv))
+        assert exc.value.code == 2
+    assert "expected" in capsys.readouterr().err
+
+
+def test_module_entry_point_has_no_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "fixtures.compare", str(tmp_path / "none.json"), str(COMMITTED)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == f"compare: error: {tmp_path / 'none.json'}: no such file\n"
+
+
+@pytest.mark.parametrize("tolerance", [
+    exact("r"), close("r", atol=5.1e-5), close("r", atol=1e-3, rtol=0.01), close("r", rtol=0.05),
+    at_most(1e-9, "r"), at_most(0.02, "r", strict=True), at_least(-5, "r"), at_least(0, "r", strict=True),
+])
+def test_tolerance_text_round_trips(tolerance):
+    back = tolerance_from_text(tolerance.describe())
+    assert (back.kind, back.atol, back.rtol, back.bound, back.strict) == (
+        tolerance.kind, tolerance.atol, tolerance.rtol, tolerance.bound, tolerance.strict)
+
+
+def row(measured, tolerance: str, reference=None, noise_sd=None) -> dict:
+    return {"id": "x.y", "verdict": "holds", "measured": measured, "tolerance": tolerance,
+            "reference": reference, "noise_sd": noise_sd}
+
+
+@pytest.mark.parametrize("old, new, beyond", [
+    (row(6.6e-16, "≤ 1e-09"), row(7.1e-15, "≤ 1e-09"), False),     # float rounding far from its bound
+    (row(0.4, "≤ 1"), row(0.65, "≤ 1"), False),                    # room 0.6: half is 0.3
+    (row(0.4, "≤ 1"), row(0.75, "≤ 1"), True),
+    (row(1, "exact", 1), row(2, "exact", 1), True),                # on its bound: any change
+    (row(62.0937, "|Δ| ≤ 0.001", 62.0936), row(62.0939, "|Δ| ≤ 0.001", 62.0936), False),  # room 9e-4
+    (row(62.0937, "|Δ| ≤ 0.001", 62.0936), row(62.0945, "|Δ| ≤ 0.001", 62.0936), True),
+    (row([0.0, 1.0], "|Δ| ≤ 0.1", [0.0, 1.0]), row([0.01, 1.0], "|Δ| ≤ 0.1", [0.0, 1.0]), False),
+    (row([0.0, 1.0], "|Δ| ≤ 0.1", [0.0, 1.0]), row([0.0, 1.06], "|Δ| ≤ 0.1", [0.0, 1.0]), True),
+    (row([1, 2], "exact", [1, 2]), row([1, 2, 3], "exact", [1, 2]), True),
+    (row("queen", "exact", "queen"), row("king", "exact", "queen"), True),
+    (row(50.0, "≥ 95", noise_sd=1.0), row(54.0, "≥ 95", noise_sd=1.0), False),  # 4 < 3·√2
+    (row(50.0, "≥ 95", noise_sd=1.0), row(55.0, "≥ 95", noise_sd=1.0), True),
+    (row(50.0, "≥ 95", noise_sd=1.0), row(52.0, "≥ 95"), False),                  # 2 < 3 × the one SD
+    (row(0.5, "within reason"), row(0.51, "within reason"), True),                # unreadable tolerance
+])
+def test_move_rule(old, new, beyond):
+    assert (moved(old, new) is not None) is beyond
+
+
+def test_compare_counts_every_row_once(committed):
+    diff = compare(committed, committed)
+    assert (diff.flips, diff.moved, diff.added, diff.gone, diff.within) == ([], [], [], [], 0)
+    assert diff.unchanged == len(rows(committed)) and not diff.breaks

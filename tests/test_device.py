@@ -1,0 +1,123 @@
+"""Every trained model keeps its tensors on its module's device.
+
+PyTorch's ``meta`` device holds shapes without data and refuses to combine with a CPU tensor, so a
+forward pass and a training step on ``meta`` find any tensor built on the CPU inside a model (the
+sinusoidal table once was: every sinusoidal row errored on CUDA) without a GPU.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from fixtures.extrapolation import SCHEMES, ExtrapolationConfig, ExtrapolationModel
+from fixtures.skipgram import SkipGram, SkipGramConfig, sample_batch
+
+META = torch.device("meta")
+
+
+def _step(model: torch.nn.Module, loss: torch.Tensor) -> None:
+    """One training step as the suite's trainers take it: backward, then Adam."""
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    assert all(p.device == META for p in model.parameters())
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_extrapolation_model_on_meta(scheme: str) -> None:
+    config = ExtrapolationConfig(scheme=scheme)
+    model = ExtrapolationModel(config).to(META)
+    for T in (config.train_len, *config.eval_lens):  # [B, T] token ids at every evaluated length
+        x = torch.zeros(2, T, dtype=torch.long, device=META)
+        assert model(x).shape == (2, T, config.vocab_size)
+        assert model.forward_plain(x).device == META
+        assert model.forward_with_attention(x)[1].shape == (2, T, T)
+    _step(model, model.loss(torch.zeros(2, config.train_len, dtype=torch.long, device=META)))
+
+
+def test_skipgram_on_meta() -> None:
+    cfg = SkipGramConfig()
+    model = SkipGram(100, cfg.dim).to(META)
+    ids = torch.zeros(1000, dtype=torch.long, device=META)  # [N] corpus ids
+    center, ctx, neg = sample_batch(ids, 100, cfg, META)
+    _step(model, model.loss(center, ctx, neg))
+
+
+def test_cuda_numerics_pinned_and_named() -> None:
+    """What a CUDA run pins is what the fingerprint and the report name (state restored after)."""
+    from fixtures.devices import cuda_numerics, pin_cuda_numerics
+
+    before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32,
+              torch.backends.cudnn.benchmark, torch.are_deterministic_algorithms_enabled(),
+              torch.is_deterministic_algorithms_warn_only_enabled())
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        assert "TF32 on" in cuda_numerics()
+        pin_cuda_numerics()
+        assert "TF32 off" in cuda_numerics() and "deterministic on" in cuda_numerics()
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before[:2]
+        torch.backends.cudnn.benchmark = before[2]
+        torch.use_deterministic_algorithms(before[3], warn_only=before[4])
+
+
+def test_gpu_run_without_its_calibration_is_judged_by_the_cpu_one_named(monkeypatch) -> None:
+    from fixtures import extrapolation
+    from fixtures.cache import code_digest
+
+    data = extrapolation.load_calibration()
+    monkeypatch.setattr(extrapolation, "load_calibration",
+                        lambda path: {**data, "training_code": code_digest(extrapolation.TRAINING_CODE)})
+    cpu = extrapolation.Calibration.for_device("cpu")
+    assert cpu.note == f" (extrapolation.json: {data['device']}, torch {data['torch']})"
+    cuda = extrapolation.Calibration.for_device("cuda")
+    assert "no extrapolation-cuda.json committed: judged with the CPU calibration" in cuda.note
+    assert cuda.note in cuda.describe("rope", "acc40")
+
+
+def test_calibration_under_other_training_code_says_so(monkeypatch) -> None:
+    from fixtures import extrapolation
+
+    data = extrapolation.load_calibration()
+    monkeypatch.setattr(extrapolation, "load_calibration", lambda path: {
+        **data, "training_code": "0" * 64, "equivalent_training_code": {}})
+    assert "calibrated under training code 000000000000" in extrapolation.Calibration.for_device("cpu").note
+
+
+ROW_DEVICE = '''
+from fixtures.declare import claim, exact
+
+@claim(id="toy.on_device", source="test", kind="post", expect_source="arithmetic", statement="s",
+       tolerance=exact("integers"))
+def test_on_device(verify, device):
+    verify(1, reference=1)
+
+@claim(id="toy.on_cpu", source="test", kind="post", expect_source="arithmetic", statement="s",
+       tolerance=exact("integers"))
+def test_on_cpu(verify):
+    verify(1, reference=1)
+'''
+
+
+def test_each_row_records_its_device(pytester: pytest.Pytester) -> None:
+    """Rows that use the ``device`` fixture ran there; the others on the CPU (here both are the CPU)."""
+    import json
+
+    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makepyfile(test_toy=ROW_DEVICE)
+    pytester.runpytest("-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(passed=2)
+    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    assert {r["id"]: r["device"] for r in rows} == {"toy.on_device": "cpu", "toy.on_cpu": "cpu"}
+    assert "Device: cpu" in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+
+
+def test_header_says_which_rows_ran_where() -> None:
+    from fixtures.report import _devices_line
+
+    env = {"device": "cuda: NVIDIA H200 (CUDA 12.6, …)"}
+    rows = [{"device": "cuda:0"}, {"device": "cuda"}, {"device": "cpu"}]
+    assert _devices_line(env, rows) == ("Devices: cuda: NVIDIA H200 (CUDA 12.6, …) for the 2 rows that train or "
+                                        "load models; cpu for the other 1")
+    assert _devices_line({"device": "cpu: x86_64"}, rows[2:]) == "Device: cpu: x86_64 (every row)"
