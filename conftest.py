@@ -48,8 +48,11 @@ def gpt2_wte(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> emb
         table, source = embeddings.gpt2_wte(pytestconfig.getoption("claims_gpt2_dir"))
     except embeddings.EmbeddingsUnavailable as exc:
         pytest.skip(str(exc))
-    vocab = BPEVocabulary(request.getfixturevalue("gpt2_tokenizer"))
-    return embeddings.Embeddings(table, vocab, source)
+    tokenizer = request.getfixturevalue("gpt2_tokenizer")
+    if table.shape[0] < len(tokenizer):  # e.g. a small test model: rows the BPE names would not exist
+        raise embeddings.GPT2DirError(f"GPT-2 weights from {source}: wte has {table.shape[0]} rows but GPT-2's "
+                                      f"BPE has {len(tokenizer)} tokens: not GPT-2's table")
+    return embeddings.Embeddings(table, BPEVocabulary(tokenizer), source)
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,16 @@ def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
     assert not (pytester.path / "reports" / "results.json").exists()
 
 
+def test_catalogue_takes_no_path_argument(pytester: pytest.Pytester) -> None:
+    """A path after the flag is a test path to collect, never a file to overwrite."""
+    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    target = pytester.makepyfile(test_toy=TOY)
+    before = target.read_text(encoding="utf-8")
+    assert pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue", str(target)).ret == 0
+    assert target.read_text(encoding="utf-8") == before
+    assert (pytester.path / "reports" / "CATALOGUE.md").exists()
+
+
 def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
     pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue", "-n", "2")
@@ -39,7 +49,9 @@ def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
 def test_committed_catalogue_is_current(pytester: pytest.Pytester, tmp_path: Path) -> None:
     """reports/CATALOGUE.md says what the declarations say; regenerate with `pytest --claims-catalogue`."""
     fresh = tmp_path / "CATALOGUE.md"
-    result = pytester.runpytest(str(ROOT / "claims"), "-p", "no:cacheprovider", f"--claims-catalogue={fresh}")
+    # in a subprocess: an in-process run would drop the C extensions the claims import (numpy's cannot load twice)
+    result = pytester.runpytest_subprocess(str(ROOT / "claims"), "-p", "no:cacheprovider", "--claims-catalogue",
+                                           f"--claims-report-dir={tmp_path}")
     assert result.ret == 0
     committed = (ROOT / "reports" / "CATALOGUE.md").read_text(encoding="utf-8")
     assert fresh.read_text(encoding="utf-8") == committed, "reports/CATALOGUE.md is stale: run pytest --claims-catalogue"

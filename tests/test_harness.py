@@ -181,8 +181,12 @@ def test_crash(verify):
 
 
 @pytest.mark.parametrize(("option", "message"), [
-    ("--claims-seed=-3", "*--claims-seed: expected a non-negative integer, got -3*"),
-    ("--claims-seed=abc", "*--claims-seed: expected a non-negative integer, got 'abc'*"),
+    ("--claims-seed=-3", "*--claims-seed: expected a seed from 0 to 1073741823, got -3*"),
+    ("--claims-seed=abc", "*--claims-seed: expected a seed from 0 to 1073741823, got 'abc'*"),
+    ("--claims-seed=99999999999999999999", "*--claims-seed: expected a seed from 0 to 1073741823, got 9999*"),
+    ("--claims-seeds=0", "*--claims-seeds: expected a positive integer up to 1000, got 0*"),
+    ("--claims-report-dir=test_toy.py", "*--claims-report-dir=test_toy.py: *test_toy.py exists and is not a "
+                                        "directory*"),
     ("--claims-device=tpu", "*--claims-device: invalid choice: 'tpu'*"),
 ])
 def test_bad_option_is_a_usage_error(suite: pytest.Pytester, option: str, message: str) -> None:
@@ -228,13 +232,28 @@ def test_removed_claim_is_dropped_not_carried(suite: pytest.Pytester) -> None:
     assert "toy.renamed" not in rows  # declared, but neither measured now nor before
 
 
-def test_corrupt_previous_report_is_rebuilt(suite: pytest.Pytester) -> None:
+@pytest.mark.parametrize("previous", ['{"claims": [', '{"claims": [1, 2]}', '{"claims": [{"id": "emb.x"}]}',
+                                      '{"claims": 5}', "[]"])
+def test_corrupt_previous_report_is_rebuilt(suite: pytest.Pytester, previous: str) -> None:
     (suite.path / "reports").mkdir()
-    (suite.path / "reports" / "results.json").write_text('{"claims": [', encoding="utf-8")
-    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    (suite.path / "reports" / "results.json").write_text(previous, encoding="utf-8")
+    result = suite.runpytest()
+    result.assert_outcomes(passed=5, skipped=1)
     data = _results(suite)
     assert len(data["claims"]) == 5
     assert "previous results.json was unreadable" in data["warning"]
+    result.stdout.fnmatch_lines(["*previous results.json was unreadable*"])
+
+
+def test_report_files_get_the_usual_mode(suite: pytest.Pytester) -> None:
+    """Atomic writes go through mkstemp (0600); the report is readable like any file the user writes."""
+    import os
+
+    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for name in ("results.json", "CLAIMS.md"):
+        assert (suite.path / "reports" / name).stat().st_mode & 0o777 == 0o666 & ~mask
 
 
 def test_no_report_option(suite: pytest.Pytester) -> None:
