@@ -99,3 +99,50 @@ def test_add_keeps_width(verify, case, generator):
     else:
         x = torch.cat([tok_emb[ids], pe.expand(batch, -1, -1)], dim=-1)  # [B, T, 2D]
     verify(list(x.shape))
+
+
+LENGTHS = [8, 16, 512]  # post B's seq_len=8, twice it, and BERT's 512
+
+
+@claim(
+    id="input.shape_over_length",
+    source="Post B, '위치는 왜 embedding에 더해도 되는가' ('sequence 길이가 바뀌어도 입력 shape가 그대로')",
+    statement="What stays fixed when the sequence length changes (B=2, D=6 as post B's code; T = 8, 16, 512).",
+    tolerance=exact("shapes are integers"),
+    kind="post",
+    cases={
+        "add_full_shape": Case(
+            statement="the literal reading: tok_emb[ids] + pe[:T] has the same shape at T=8 and T=16.",
+            post_value=True, expect="refuted",
+            expect_source="arithmetic: the input is [B, T, D] (post B prints its shapes so), and T is the length"),
+        "add_width": Case(
+            statement="what holds: the width of tok_emb[ids] + pe[:T] is D = 6 at every length.",
+            post_value=[6, 6, 6],
+            expect_source="post B: 'hidden_size가 768이면 … 결과도 768차원이다' (adding two D-wide vectors gives D); "
+                          "arithmetic"),
+        "concat_width": Case(
+            statement="concatenating a [T, D] table instead also gives one width, 2D = 12, at every length: the "
+                      "length argument does not separate adding from concatenating (only the width does).",
+            post_value=[12, 12, 12], kind="beyond",
+            expect_source="arithmetic: concatenation along the feature axis gives width D + D_pos whatever T is; "
+                          "Vaswani et al. 2017, §3.5: the encodings have dimension d_model 'so that the two can "
+                          "be summed'"),
+    },
+)
+@pytest.mark.parametrize("case", ["add_full_shape", "add_width", "concat_width"])
+def test_shape_over_length(verify, case, generator):
+    batch, d_model = 2, 6
+    tok_emb = torch.randn(50, d_model, generator=generator)  # [V, D]
+    shapes = {}
+    for seq_len in LENGTHS:
+        ids = torch.randint(0, 50, (batch, seq_len), generator=generator)  # [B, T]
+        pe = sinusoidal_table(seq_len, d_model)  # [T, D]
+        if case == "concat_width":
+            x = torch.cat([tok_emb[ids], pe.expand(batch, -1, -1)], dim=-1)  # [B, T, 2D]
+        else:
+            x = tok_emb[ids] + pe  # [B, T, D]
+        shapes[seq_len] = list(x.shape)
+    if case == "add_full_shape":
+        verify(shapes[8] == shapes[16], details={"shapes at T = 8, 16": [shapes[8], shapes[16]]})
+    else:
+        verify([shapes[t][-1] for t in LENGTHS])

@@ -6,12 +6,16 @@ failure (ALiBi, RoPE, T5 buckets, clipped offsets), each as its paper defines it
 budget, and a steps sweep that shows whether a verdict depends on that budget. Each model is trained once
 and cached (``fixtures/cache.py``); values are for seed 42, or the mean of ``--claims-seeds N`` seeds.
 Tolerances are effect sizes declared with their reasons; each stochastic row's noise (its SD) comes from
-``calibration/extrapolation.json`` (seeds 1–20, evaluation sets independent of training), divided by √N.
+``calibration/extrapolation.json`` (seeds 1–20, evaluation sets independent of training), divided by √N;
+the probes of the trained relative bias take theirs from ``calibration/relative_bias.json`` (the same seeds'
+weights, ``calibration/calibrate_relative_bias.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 import statistics
 
 import pytest
@@ -19,12 +23,14 @@ import torch
 
 from fixtures.declare import Case, at_least, at_most, claim, close, exact
 from fixtures.extrapolation import (
+    CALIBRATION,
     CURVE_STEPS,
     EVAL_SEQUENCES,
     SCHEMES,
     SWEPT_SCHEMES,
     Calibration,
     ExtrapolationLab,
+    correct_with_offsets_masked,
     initial_model,
     measures,
     plot_accuracy_by_position,
@@ -147,27 +153,63 @@ def test_relative_bias(verify, request, quantity):
 
 FLOOR = CHANCE + 10  # % : our reading of "hits the floor"
 POST_IMPLIED_NEW = {s: (at40 * 39 - 100 * 19) / 20 for s, (_, at40) in POST_RUNS.items()}  # if 0–18 at 100 %
+FLOOR_SENTENCE = "'길이가 40인 시험 문제에서는 정답률이 바닥을 칠 것입니다'"
+FLOOR_CASES = {  # row id -> (scheme, quantity)
+    "learned": ("learned", "new40"), "sinusoidal": ("sinusoidal", "new40"), "learned-overall": ("learned", "acc40")}
 
 
 @claim(
-    id="extrap.new_positions_near_chance", source=SOURCE + ", learned table's diagnosis ('바닥을 칠 것')",
-    statement="On the new positions 19–38 at length 40, accuracy of the absolute schemes collapses to "
-              f"near chance ({CHANCE:g} %).",
-    kind="post", expect_source="post A, exp. 3: '길이가 40인 시험 문제에서는 정답률이 바닥을 칠 것입니다' "
-                               "(said of the learned table, whose rows 20–39 are never trained)",
+    id="extrap.new_positions_near_chance",
+    source=SOURCE + ", the diagnosis of the learned table ('바닥을 칠 것') and of sinusoidal PE ('그 W가 새 위치에서 "
+                    "작동할 이유는 없습니다')",
+    statement="Post A predicts that the learned table's accuracy at length 40 'hits the floor' (near chance, "
+              f"{CHANCE:g} %). Two readings, each its own row: literally, the accuracy at length 40 over all "
+              "positions (what the post's table prints as 전체); per position, the accuracy on the new positions "
+              "19–38, whose table rows (21–40 in the post's count) are never trained.",
+    kind="post",
     post_value="hits the floor", unit="%",
     tolerance=at_most(FLOOR, f"our reading of 'hits the floor': within 10 pp of chance ({CHANCE:g} %), i.e. "
                              f"≤ {FLOOR:g} %; the relative bias keeps about 77 % there"),
-    cases={s: Case(statement=f"{s}: accuracy on positions 19–38 at length 40 is at most {FLOOR:g} % "
-                             f"(the post's table implies {POST_IMPLIED_NEW[s]:.1f} % if positions 0–18 stay "
-                             "at 100 %).") for s in ("learned", "sinusoidal")},
-    version=2, version_note=VERSION_2.replace("tolerance an effect size (±5 pp) instead of a t·s band; ", ""),
+    cases={
+        "learned": Case(
+            statement=f"learned, per position: accuracy on the new positions 19–38 at length 40 is at most "
+                      f"{FLOOR:g} % (the post's table implies {POST_IMPLIED_NEW['learned']:.1f} % if positions "
+                      "0–18 stay at 100 %).",
+            expect_source=f"post A, exp. 3, said of the learned table: {FLOOR_SENTENCE}, read for the positions "
+                          "whose rows '21번부터 40번까지의 위치는 … 랜덤 쓰레기 값' are never trained; arithmetic on "
+                          f"the post's table: 52.4 % over 39 positions with 0–18 at 100 % leaves "
+                          f"{POST_IMPLIED_NEW['learned']:.1f} % on 19–38"),
+        "sinusoidal": Case(
+            statement=f"sinusoidal, per position: accuracy on the new positions 19–38 at length 40 is at most "
+                      f"{FLOOR:g} % (the post's table implies {POST_IMPLIED_NEW['sinusoidal']:.1f} % if positions "
+                      "0–18 stay at 100 %).",
+            expect_source="post A, exp. 3, said of sinusoidal PE: 'SGD는 학습에서 본 위치 0~19만 맞으면 되는 아무 W나 "
+                          "찾고 멈춥니다. 그 W가 새 위치에서 작동할 이유는 없습니다' (nothing makes W work at the new "
+                          "positions; the floor sentence itself is about the learned table); arithmetic on the post's "
+                          f"table: 50.8 % with 0–18 at 100 % leaves {POST_IMPLIED_NEW['sinusoidal']:.1f} % on 19–38"),
+        "learned-overall": Case(
+            statement=f"learned, literally: accuracy at length 40 over all positions 0–38 is at most {FLOOR:g} %.",
+            expect="refuted",
+            expect_source=f"arithmetic on the post's own table: its learned run scores 52.4 % at length 40, far "
+                          f"above {FLOOR:g} %, so {FLOOR_SENTENCE} read literally is contradicted by the post's own "
+                          "number (positions 0–18 keep 100 %; only the new ones fall)"),
+    },
+    version=3,
+    version_note="v3 (issue 10): the post's sentence read literally (accuracy at length 40 over all positions, the "
+                 "post's 전체) is its own row, learned-overall, expected refuted from the post's own 52.4 %; the "
+                 "per-position rows are kept and say which sentence they judge (the sinusoidal row cites the "
+                 "post's sentence about sinusoidal PE, not the floor sentence about the learned table). v2: "
+                 + VERSION_2.replace("tolerance an effect size (±5 pp) instead of a t·s band; ", ""),
     deviation=DEVIATION,
 )
-@pytest.mark.parametrize("scheme", ["learned", "sinusoidal"])
-def test_new_positions_near_chance(verify, extrapolation_lab, calibration, seeds, scheme):
-    noise, where = _noise(calibration, scheme, "new40", seeds)
-    verify(_mean(extrapolation_lab, scheme, seeds, "new40"), noise=noise, details={"chance": CHANCE, **where})
+@pytest.mark.parametrize("row", list(FLOOR_CASES))
+def test_new_positions_near_chance(verify, extrapolation_lab, calibration, seeds, row):
+    scheme, quantity = FLOOR_CASES[row]
+    noise, where = _noise(calibration, scheme, quantity, seeds)
+    other = "acc40" if quantity == "new40" else "new40"
+    verify(_mean(extrapolation_lab, scheme, seeds, quantity), noise=noise,
+           details={"chance": CHANCE, {"acc40": "all positions 0–38", "new40": "new positions 19–38"}[other]:
+                    _mean(extrapolation_lab, scheme, seeds, other), **where})
 
 
 @claim(
@@ -225,23 +267,145 @@ def test_relative_unseen_offsets_untrained(verify, extrapolation_lab, seeds):
                                  "seeds": len(seeds)})
 
 
+RELATIVE_PROBES = CALIBRATION.with_name("relative_bias.json")  # calibration/calibrate_relative_bias.py
+RELATIVE_FLAW = ("'만약 훈련할 때 한 번도 본 적 없는 '거리'(…)가 등장하면, 그 간격에 대한 가산점(rel_bias)이 전혀 학습되어 "
+                 "있지 않아서 또다시 에러가 발생합니다'")
+
+
+@pytest.fixture(scope="session")
+def relative_probes() -> dict:
+    """Per-seed probes of the trained relative bias and their SD over the calibration seeds
+    (``calibration/relative_bias.json``, written by ``calibration/calibrate_relative_bias.py``)."""
+    return json.loads(RELATIVE_PROBES.read_text(encoding="utf-8"))
+
+
+def _probe_noise(probes: dict, quantity: str, seeds: list[int], floor: float) -> tuple[float, dict]:
+    """The SD of a mean over ``seeds`` of a relative-bias probe, and the details that say where it comes from."""
+    n = probes["noise"][quantity]
+    return max(n["sd"] / math.sqrt(len(seeds)), floor), {
+        "noise": f"relative {quantity} over {n['n']} calibration seeds: sd {n['sd']:.3g} ({RELATIVE_PROBES.name}: "
+                 f"torch {probes['torch']}, weights of calibration/extrapolation.json)", "seeds": len(seeds)}
+
+
+@claim(
+    id="extrap.relative_errors_from_unseen_offsets",
+    source=SOURCE + ", the relative bias's 'fatal flaw' ('훈련할 때 한 번도 본 적 없는 거리')",
+    statement="The relative bias's errors at length 40 come from the offsets never trained (|j − i| ≥ 20, whose "
+              "bias is still 0): with every key at such an offset removed from the attention (logit −∞), the model "
+              "keeps at length 40 the accuracy it has at 20. Measured: accuracy at 40 with those keys masked minus "
+              "accuracy at 20, on the evaluation sequences of the unmasked rows.",
+    kind="post",
+    expect_source=f"post A, exp. 3: {RELATIVE_FLAW} (the errors come from the untrained offsets), so removing "
+                  "those offsets should remove the errors",
+    unit="pp", tolerance=KEEPS, version=1, deviation=DEVIATION,
+)
+def test_relative_errors_from_unseen_offsets(verify, extrapolation_lab, relative_probes, seeds):
+    T, L = extrapolation_lab.config.train_len, extrapolation_lab.config.max_len
+    masked, at20 = [], []
+    for run in extrapolation_lab.runs(["relative"], seeds):
+        masked.append(correct_with_offsets_masked(run.model, run.seed, L, T - 1).double())  # [N, L − 1]
+        at20.append(100 * correct_with_offsets_masked(run.model, run.seed, T, None).double().mean().item())
+    acc40 = statistics.fmean(100 * m.mean().item() for m in masked)
+    noise, where = _probe_noise(relative_probes, "masked_drop", seeds, floor=100 / EVAL_SEQUENCES)
+    verify(acc40 - statistics.fmean(at20), noise=noise, details={
+        "accuracy at 40, offsets ≥ 20 masked": acc40,
+        "on seen positions 0–18 | new positions 19–38": [
+            round(statistics.fmean(100 * m[:, : T - 1].mean().item() for m in masked), 2),
+            round(statistics.fmean(100 * m[:, T - 1:].mean().item() for m in masked), 2)],
+        "accuracy at 40, unmasked (extrap.relative_bias[len40])": _mean(extrapolation_lab, "relative", seeds, "acc40"),
+        "accuracy at 20": statistics.fmean(at20), **where})
+
+
+BIAS_TABLE_SENTENCE = "'바로 옆 칸(-1)은 점수를 높여야지', '5칸 떨어져 있으면 점수를 깎아야지'"
+TASK_DESIGN = ("task design, before measuring: at query i the target is token i + 1, which only the key at offset "
+               "j − i = +1 carries (the post's code indexes rel_bias by j − i)")
+BIAS_ROWS = {  # row id -> (probe quantity, Case)
+    "peak_offset": ("argmax_offset", Case(
+        statement="The trained offset (|j − i| ≤ 19) with the largest bias is +1, the right neighbour.",
+        unit="(offset j − i)", post_value=None,
+        tolerance=exact("an offset is an integer; every calibration seed peaks at +1"),
+        expect_source=TASK_DESIGN + "; post A's own later sentence: '간격 +1이면 점수를 크게'")),
+    "plus1_raised": ("bias_plus1", Case(
+        statement="Training raises the bias of the right neighbour (offset +1) above its initial 0.",
+        tolerance=at_least(0.0, "'raise' = move above the initial value 0", strict=True),
+        expect_source=TASK_DESIGN)),
+    "minus1_raised": ("bias_minus1", Case(
+        statement="Training raises the bias of offset −1, the neighbour the post names (the left one in its "
+                  "code's j − i), above its initial 0.",
+        tolerance=at_least(0.0, "'raise' = move above the initial value 0", strict=True),
+        expect="refuted",
+        expect_source=TASK_DESIGN + ": the key at −1 says nothing about token i + 1, so training lowers its score "
+                      "like any other non-target offset; the post's '(-1)' is the left neighbour in its own code's "
+                      "offsets j − i (it would be the right one only under the opposite convention i − j)")),
+    "five_lowered": ("bias_five", Case(
+        statement="Training lowers the bias of the offsets 5 apart (−5 and +5) below their initial 0; measured: "
+                  "the larger of the two.",
+        tolerance=at_most(0.0, "'lower' = move below the initial value 0", strict=True),
+        expect_source=TASK_DESIGN + "; post A: '5칸 떨어져 있으면 점수를 깎아야지'")),
+}
+
+
+@claim(
+    id="extrap.relative_bias_table",
+    source=SOURCE + f", the relative bias's score table ({BIAS_TABLE_SENTENCE})",
+    statement="Training writes the per-offset score table the post describes: it raises the neighbour and lowers "
+              "offsets 5 apart. Offsets are j − i (key minus query), as the post's code indexes rel_bias; the post "
+              "names the neighbour −1, while its task (predict token i + 1) needs +1: both are rows.",
+    kind="post", unit="(bias)",
+    cases={row: case for row, (_, case) in BIAS_ROWS.items()},
+    version=1, deviation=DEVIATION,
+)
+@pytest.mark.parametrize("row", list(BIAS_ROWS))
+def test_relative_bias_table(verify, extrapolation_lab, relative_probes, seeds, row):
+    quantity = BIAS_ROWS[row][0]
+    T, L = extrapolation_lab.config.train_len, extrapolation_lab.config.max_len
+    tables = torch.stack([r.model.pos.bias.detach().cpu() for r in extrapolation_lab.runs(["relative"], seeds)])
+    table = tables.mean(0)  # [2L − 1], index o + L − 1 for offset o; mean over seeds
+    at = {o: table[o + L - 1].item() for o in range(1 - T, T)}
+    others = [v for o, v in at.items() if o not in (-(T - 1), 0, 1)]
+    details = {"bias by offset −19 … +19": [round(v, 3) for v in at.values()],
+               "range of the other trained offsets (not −19, 0, +1)": [round(min(others), 3), round(max(others), 3)],
+               "offset −19": f"{at[1 - T]:.3f}: only query 19 sees it at length 20, and query 19 has no target, so "
+                             "its gradient is 0"}
+    if quantity == "argmax_offset":
+        verify(max(at, key=at.get), reference=1, details={**details, "seeds": len(seeds)})
+        return
+    value = {"bias_plus1": at[1], "bias_minus1": at[-1], "bias_five": max(at[-5], at[5])}[quantity]
+    noise, where = _probe_noise(relative_probes, quantity, seeds, floor=1e-6)
+    verify(value, noise=noise, details={**details, **where})
+
+
 @claim(
     id="extrap.learned_equals_sin_in_range",
     source="Post A, exp. 3 table (the 2017 paper's finding: learned and sinusoidal perform alike)",
-    statement="At the training length the two absolute schemes perform alike: accuracy at 20 of the learned "
-              "table minus that of sinusoidal PE is 0 within 1 pp.",
-    kind="post", expect_source=POST_TABLE + "; Vaswani et al. 2017, Table 3 row (E): nearly identical results",
+    statement="Control — both absolute schemes solve the task at the training length, the ceiling the length-40 "
+              "comparison starts from: accuracy at 20 of the learned table minus that of sinusoidal PE is 0 within "
+              "1 pp. Not a test of the 2017 paper's finding (learned ≈ sinusoidal): two scores at the 100 % "
+              "ceiling cannot differ, so this row could not refute it; the details show both schemes at the steps "
+              "sweep's earlier checkpoints (750 and 1,500 steps of the same runs), without a verdict.",
+    kind="control",
+    expect_source="control's design: the right-neighbour task at length 20 is solved by both schemes (the post's "
+                  "table: 100 % both), so their difference at the ceiling is 0 whenever training works",
     post_value="100 % both", unit="pp",
     tolerance=close("effect size: 'alike' = within 1 pp at the training length", atol=1.0),
-    version=2, version_note="an effect size (1 pp) instead of a t·s band around 0; noise from the calibration",
+    version=3,
+    version_note="v3 (issue 10): a control, no longer the post's claim: it compares two 100 % ceilings, which "
+                 "cannot tell 'alike' from 'different', so it cannot test Vaswani et al.'s finding; the steps "
+                 "sweep's earlier checkpoints are shown in the details. v2: an effect size (1 pp) instead of a "
+                 "t·s band around 0; noise from the calibration",
     deviation=DEVIATION,
 )
 def test_learned_equals_sin_in_range(verify, extrapolation_lab, calibration, seeds):
     learned = _mean(extrapolation_lab, "learned", seeds, "acc20")
     sin = _mean(extrapolation_lab, "sinusoidal", seeds, "acc20")
     noise = calibration.diff_sd(("learned", "acc20"), ("sinusoidal", "acc20"), seeds=len(seeds))
+    early = {f"accuracy at 20 after {steps:,} steps (learned | sinusoidal)": [
+        round(statistics.fmean(c[steps].total(20) for c in extrapolation_lab.curves([s], seeds)), 2)
+        for s in ("learned", "sinusoidal")] for steps in CURVE_STEPS if steps < extrapolation_lab.config.steps}
     verify(learned - sin, reference=0.0, noise=noise,
-           details={"learned": learned, "sinusoidal": sin, "seeds": len(seeds)})
+           details={"learned": learned, "sinusoidal": sin, **early,
+                    "earlier checkpoints": "the steps sweep's runs, no calibrated noise: shown, not judged",
+                    "seeds": len(seeds)})
 
 
 @claim(

@@ -3,10 +3,13 @@
 Post A, exp. 1 (1) "교착어의 특성을 제거하기 위하여 조사부분 제거" and the end of exp. 2.
 """
 
+import collections
+
 import pytest
 
-from fixtures.declare import Case, at_least, at_most, claim, exact
-from fixtures.stemming import strip_particle
+from fixtures.analogy import POST_A_ANALOGIES, POST_A_DIRECTIONS
+from fixtures.declare import Case, at_least, at_most, claim, close, exact
+from fixtures.stemming import PARTICLES, strip_particle
 
 KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; ASCII ids for pytest
 
@@ -85,3 +88,110 @@ def test_particle_rules(verify):
     measured = [strip_particle(word) for word, _ in PARTICLE_CASES]
     mismatches = {w: m for (w, want), m in zip(PARTICLE_CASES, measured) if m != want}
     verify(measured, details={"inputs": [w for w, _ in PARTICLE_CASES], "mismatches": mismatches or "none"})
+
+
+# Every word post A's gpt2_arith.py passes to vec(): the inputs of its three analogies and its direction pairs.
+POST_A_WORDS = list(dict.fromkeys([*(w for inputs, _ in POST_A_ANALOGIES.values() for w in inputs),
+                                   *(w for words, _ in POST_A_DIRECTIONS.values() for w in words)]))
+
+
+@claim(
+    id="tokenizer.gpt2_post_words_single_token",
+    source="Post A, exp. 2 'gpt2_arith.py' (vec(): 'assert len(ids) == 1')",
+    statement=f"Every word post A's script looks up in GPT-2's table — the inputs of its three analogies and of its "
+              f"three direction pairs, {len(POST_A_WORDS)} distinct words — is one GPT-2 token when written with its "
+              "leading space, as vec() requires. Measured: the token count of each, in the order "
+              + ", ".join(repr(w) for w in POST_A_WORDS) + ".",
+    kind="post",
+    expect_source="post A, exp. 2: vec() asserts 'len(ids) == 1' for ' ' + word, and the script ran to the table "
+                  "the post prints, so each word passed",
+    post_value=[1] * len(POST_A_WORDS), unit="tokens per word",
+    tolerance=exact("token counts are integers"),
+)
+def test_gpt2_post_words_single_token(verify, gpt2_tokenizer):
+    ids = {w: gpt2_tokenizer.encode(w) for w in POST_A_WORDS}
+    bare = {w.strip(): len(gpt2_tokenizer.encode(w.strip())) for w in POST_A_WORDS}
+    verify([len(i) for i in ids.values()],
+           details={"ids": {repr(w): i for w, i in ids.items()},
+                    "without the leading space (tokens)": {w: n for w, n in bare.items() if n != 1} or "all one token",
+                    "tokenizer": gpt2_tokenizer.source})
+
+
+# Post A's particle list (fixtures.stemming.PARTICLES, copied from its JOSA list), classified by Korean grammar.
+PARTICLE_CLASSES = {
+    "particle": ("에서는", "으로는", "에게는", "에서", "에게", "으로", "에는", "에도", "까지", "부터", "보다", "처럼",
+                 "은", "는", "이", "가", "을", "를", "의", "에", "로", "과", "와", "도", "만"),
+    "copula": ("입니다", "이며", "이다", "였다"),  # 이다 inflected: a particle (서술격 조사) in school grammar only
+    "verb": ("하였다", "되었다", "한다", "하고"),  # 하다/되다 + ending; 하고 is also a colloquial particle ('너하고')
+}
+THIRTY_ODD = close("'30여' (餘: 'more than'): more than 30 and short of the next ten, i.e. 31–39 = 35 ± 4",
+                   atol=4)
+THIRTY_ODD_CENTRE = 35
+
+
+@claim(
+    id="stem.particle_list_size",
+    source="Post A, exp. 1, after the neighbour table ('고빈도 조사 30여 개를 규칙으로 떼도록'), and its JOSA list",
+    statement="Post A's stripper removes '30-odd' (30여 개) high-frequency particles: its list has 31–39 entries. "
+              "Shown beside the count: how many entries are particles (조사) and how many are verbs with an ending.",
+    kind="post",
+    expect_source="post A's sentence: it calls its own list '30여 개'",
+    post_value="30여 개 (30-odd)", unit="entries",
+    tolerance=THIRTY_ODD,
+)
+def test_particle_list_size(verify):
+    classified = [p for group in PARTICLE_CLASSES.values() for p in group]
+    assert sorted(classified) == sorted(PARTICLES), "every entry of the list is classified exactly once"
+    counts = {group: len(items) for group, items in PARTICLE_CLASSES.items()}
+    details = {**{f"{g} ({', '.join(p)})": counts[g] for g, p in PARTICLE_CLASSES.items()},
+               "particles, the copula counted as the school grammar's 서술격 조사": counts["particle"] + counts["copula"],
+               "not particles (하다/되다 with an ending)": counts["verb"]}
+    verify(len(PARTICLES), reference=THIRTY_ODD_CENTRE, details=details)
+
+
+POST_B_SENTENCES = ("나는 밥을 먹었다", "밥이 나를 먹었다")  # post B's opening pair
+
+
+def _shared_share(a: list, b: list) -> float:
+    """``2·|A ∩ B| / (|A| + |B|)`` of two token multisets: 1 when they hold the same tokens in any order."""
+    return 2 * sum((collections.Counter(a) & collections.Counter(b)).values()) / (len(a) + len(b))
+
+
+@claim(
+    id="tokenizer.example_sentences_share_tokens",
+    source="Post B, opening ('나는 밥을 먹었다와 밥이 나를 먹었다는 같은 토큰들을 꽤 많이 공유한다')",
+    statement="Post B's sentences 나는 밥을 먹었다 and 밥이 나를 먹었다 share 'quite many' (꽤 많이) tokens, read as: "
+              "at least half of their tokens are shared. Measured: 2·|A ∩ B| / (|A| + |B|) over the two token "
+              "multisets (1: the same tokens in another order).",
+    kind="post", unit="share of tokens",
+    tolerance=at_least(0.5, "'quite many' read as at least half: below half, most of the tokens differ"),
+    cases={
+        "gpt2_bpe": Case(
+            statement="Under GPT-2's byte-level BPE (each sentence encoded as written) at least half of the tokens "
+                      "are shared.",
+            expect_source="post B's sentence (its series is about the tokens of GPT-style models), decided before "
+                          "measuring"),
+        "eojeol": Case(
+            statement="control: under eojeols (whitespace tokens, not a tokenizer post B uses) at least half of "
+                      "the tokens are shared — built to fail, showing the share depends on the tokenization.",
+            expect="refuted", kind="control",
+            expect_source="design and arithmetic: of the eojeols 나는, 밥을, 먹었다 and 밥이, 나를, 먹었다 only 먹었다 "
+                          "is shared: 2·1/6 = 0.33 < 0.5"),
+    },
+)
+@pytest.mark.parametrize("tokens", ["gpt2_bpe", "eojeol"])
+def test_example_sentences_share_tokens(verify, request, tokens):
+    if tokens == "eojeol":
+        a, b = (s.split() for s in POST_B_SENTENCES)
+        shown = {"tokens": [a, b]}
+    else:
+        tok = request.getfixturevalue("gpt2_tokenizer")
+        a, b = (tok.encode(s) for s in POST_B_SENTENCES)
+        common = (collections.Counter(a) & collections.Counter(b)).elements()
+        shown = {"ids": [a, b], "single-id decodings": [[repr(tok.decode([i])) for i in x] for x in (a, b)],
+                 "shared tokens that decode to text on their own (the rest are UTF-8 byte fragments)":
+                     sum("\ufffd" not in tok.decode([i]) for i in common),
+                 "tokenizer": tok.source}
+    shared = sorted((collections.Counter(a) & collections.Counter(b)).elements())
+    verify(_shared_share(a, b), details={**shown, "shared (with multiplicity)": shared,
+                                         "tokens per sentence": [len(a), len(b)]})

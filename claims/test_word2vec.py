@@ -10,14 +10,17 @@ words too would move a dictionary form onto another row (고양이 → 고양, w
 the case-particle analogies (자동차 : 자동차를) into identities; ``w2v.ws353`` shows the stripped lookup beside.
 """
 
+import collections
+import math
 import statistics
 
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from scipy import stats
 
-from fixtures import ko_eval
+from fixtures import corpus, ko_eval
 from fixtures.analogy import (
     WordList,
     analogy,
@@ -28,8 +31,8 @@ from fixtures.analogy import (
     listing,
     token_id,
 )
-from fixtures.declare import Case, at_least, at_most, claim, close
-from fixtures.skipgram import SkipGram, time_step
+from fixtures.declare import Case, at_least, at_most, claim, close, exact
+from fixtures.skipgram import SkipGram, SkipGramConfig, sample_batch, time_step
 from fixtures.stemming import strip_particle
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
@@ -285,3 +288,123 @@ def test_wallclock_speedup(verify, word2vec, device, seed):
                     "bootstrap SE": round(boot.standard_error, 3),
                     "noise covers": "step-to-step variation within this run, not machine load between runs",
                     "device": str(device)})
+
+
+LAST = 50  # recorded losses (every 100 steps) over which the batch-to-batch noise of one recorded loss is taken
+
+
+@claim(
+    id="w2v.loss_toward_negative",
+    source="Post A, exp. 1 (11) the loss ('오차를 가장 작게(음수 방향으로) 만드는 것이 목표')",
+    statement="Training drives the negative-sampling loss 'toward negative' (음수 방향으로). Two readings, each a "
+              "row: literally, the loss reaches negative values; loosely, it moves downward. Measured on the "
+              "trained run's loss, recorded every 100 steps (200 batch losses); noise: the SD of the last "
+              f"{LAST} recorded losses (batch-to-batch variation at the end of training).",
+    kind="post", unit="(loss)",
+    cases={
+        "below_zero": Case(
+            statement="The loss goes below 0: the smallest of the 200 recorded batch losses is < 0.",
+            tolerance=at_most(0.0, "'negative' = below 0", strict=True),
+            expect="refuted",
+            expect_source="arithmetic: the loss is −(mean log σ(s⁺) + mean log σ(−s⁻)) and log σ(x) < 0 for every "
+                          "finite x, so every batch loss is > 0; its infimum 0 is approached only as every positive "
+                          "score goes to +∞ and every negative one to −∞"),
+        "decreases": Case(
+            statement="The loss moves downward: the mean of the last 10 recorded losses (steps 19,100–20,000) "
+                      "minus the first recorded loss (step 100) is < 0.",
+            tolerance=at_most(0.0, "any decrease is the loose reading ('가장 작게': as small as possible)",
+                              strict=True),
+            expect_source="post A's sentence read loosely ('가장 작게 만드는 것이 목표': make the loss as small as "
+                          "possible) and its loop: Adam minimises the loss"),
+    },
+)
+@pytest.mark.parametrize("reading", ["below_zero", "decreases"])
+def test_loss_toward_negative(verify, word2vec, reading):
+    losses = word2vec.model("trained").losses  # every 100 steps
+    noise = statistics.stdev(losses[-LAST:])
+    details = {"first (step 100)": round(losses[0], 4), "smallest": round(min(losses), 4),
+               "at step": 100 * (losses.index(min(losses)) + 1), "last (step 20,000)": round(losses[-1], 4),
+               "shuffled-corpus baseline, smallest": round(min(word2vec.model("shuffled").losses), 4),
+               f"SD of the last {LAST} recorded losses": round(noise, 4),
+               "the floor": "0, the loss when every positive score is +∞ and every negative one −∞ "
+                            f"(at scores ±30 in float32: {_loss_at_scores(30.0):.2e})"}
+    if reading == "below_zero":
+        verify(min(losses), noise=noise, details=details)
+    else:
+        verify(statistics.fmean(losses[-10:]) - losses[0], noise=noise * math.sqrt(1 + 1 / 10), details=details)
+
+
+def _loss_at_scores(score: float) -> float:
+    """Post A's loss for one centre whose positive score is ``score`` and whose 8 negative scores are ``−score``."""
+    pos, neg = torch.tensor([score]), torch.full((1, 8), -score)
+    return -(F.logsigmoid(pos).mean() + F.logsigmoid(-neg).mean()).item()
+
+
+SAMPLER_CORPUS = 20  # tokens: small, so that the first and last centres are drawn often
+SAMPLER_BATCHES = 1000
+
+
+@claim(
+    id="w2v.sampler_stays_inside",
+    source="Post A, exp. 1 (3) centre positions ('WIN 크기 만큼 빼고 나머지 단어중에서 중심 단어를 뽑는 형태로 간략화')",
+    statement="Drawing centre positions from [WIN, N − WIN) needs no boundary handling: every context index c + off "
+              "(off in ±1 … ±WIN) lies inside the corpus and is a neighbour of its centre. Measured with the "
+              f"suite's copy of post A's sampler (fixtures.skipgram.sample_batch) on a corpus of positions (ids = "
+              f"0 … N − 1, N = {SAMPLER_CORPUS}, so each drawn id is its own index), over {SAMPLER_BATCHES:,} "
+              "batches of 1,024: the pairs whose context is not within ±1 … ±WIN of its centre (an index past "
+              "the start wraps around to the end; one past the end raises).",
+    kind="post", post_value=0, unit="pairs",
+    tolerance=exact("a count"),
+    expect_source="arithmetic: torch.randint(WIN, N − WIN) draws c in [WIN, N − WIN − 1] and |off| ≤ WIN, so c + off "
+                  "is in [0, N − 1]; post A, exp. 1 (3) says the draw avoids the window's edge cases",
+)
+def test_sampler_stays_inside(verify, seed):
+    cfg = SkipGramConfig(seed=seed)
+    ids = torch.arange(SAMPLER_CORPUS)  # [N]: each id is its own position
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        pairs = [sample_batch(ids, SAMPLER_CORPUS, cfg, torch.device("cpu"))[:2] for _ in range(SAMPLER_BATCHES)]
+    center, ctx = (torch.cat(side) for side in zip(*pairs))  # [n] each
+    off = ctx - center
+    strays = int(((off.abs() > cfg.window) | (off == 0)).sum())
+    verify(strays, details={
+        "pairs drawn": center.numel(), "context indices (min, max)": [int(ctx.min()), int(ctx.max())],
+        "centres (min, max)": [int(center.min()), int(center.max())],
+        "bounds by arithmetic": f"c ∈ [{cfg.window}, {SAMPLER_CORPUS - cfg.window - 1}], c + off ∈ "
+                                f"[0, {SAMPLER_CORPUS - 1}]",
+        "cost": f"the first and last {cfg.window} positions of the corpus are never centres, whatever its length"})
+
+
+@claim(
+    id="w2v.coffee_near_tea",
+    source="Post A, introduction ('\"커피\"와 \"홍차\"는 비슷한 문맥(마시다, 따뜻한, 한 잔)에 나타나므로')",
+    statement="커피 and 홍차 occur in similar contexts, so vectors trained to predict contexts put them close: 홍차 "
+              "is among the 100 rows nearest to 커피 (1 % of the vocabulary) in the trained centre table. "
+              "Measured: the rank of 홍차 by cosine, 커피 itself left out.",
+    kind="post", unit="rank",
+    tolerance=at_most(100, "'close' = among the nearest 1 % of the 10,000-row vocabulary (the post lists 6 "
+                           "neighbours per query, a stricter bar than its sentence states)"),
+    expect_source="post A, introduction: the distributional hypothesis (Firth 1957) as word2vec shows it "
+                  "(Mikolov et al. 2013): words in similar contexts get nearby vectors",
+    deviation="Skipped on the default corpus, where 홍차 is too rare for the vocabulary; measured on a corpus named "
+              "with --claims-corpus that has both words (no noise model there: one trained run).",
+)
+def test_coffee_near_tea(verify, word2vec):
+    vocab, words = _vocabulary(word2vec), ("커피", "홍차")
+    if not all(vocab.ids(w) for w in words):
+        counts = collections.Counter(s for line in corpus.read_paragraphs(word2vec.corpus.path)
+                                     for s in map(strip_particle, line.split()) if s)
+        cut = counts[word2vec.corpus.vocab[-1]]
+        pytest.skip("not measurable on this corpus: " + "; ".join(
+            f"{w} occurs {counts[w]} time{'s' if counts[w] != 1 else ''} as a stem and "
+            f"{'has a row' if vocab.ids(w) else 'has no row'}" for w in words)
+            + f" (the vocabulary keeps the {len(vocab.words):,} most frequent stems with count ≥ 5; the least "
+              f"frequent kept occurs {cut} times, of {word2vec.corpus.eojeols:,} eojeols). A corpus with both "
+              "words (--claims-corpus) measures it.")
+    table = word2vec.model("trained").w_in
+    coffee, tea = (token_id(vocab, w) for w in words)
+    scores = cosine(table, table[coffee])  # [V]
+    scores[coffee] = -torch.inf
+    verify(1 + int((scores > scores[tea]).sum()),
+           details={"cosine": round(scores[tea].item(), 3),
+                    "nearest 6 to 커피": [vocab.token(i) for i in scores.topk(6).indices.tolist()]})

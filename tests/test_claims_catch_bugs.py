@@ -27,7 +27,11 @@ MUTATIONS = {
         P.sinusoidal_table = broken
         """, {"pe.sin.table_8x6", "pe.sin.position0", "pe.sin.wavelength_spread[monotone]",
               "pe.sin.wavelength_spread[slow_pair]",
-              *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30))}),
+              *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30)),
+              # shift_matrix and the channel pairs assume the interleaved layout; the broken table also
+              # computes a bfloat16 table in bfloat16, so positions from 257 on coincide
+              "pe.sin.positions_from_one[shift_map]", "pe.sin.slow_channels_separate_far[fast_pairs_wrap]",
+              "pe.sin.unique_rows[bfloat16]"}),
     # exponent computed per column (j/d) instead of per pair (2i/d)
     "exponent_per_column": (["test_sinusoidal.py"], """
         import torch, fixtures.positional as P
@@ -40,12 +44,19 @@ MUTATIONS = {
         P.sinusoidal_table = broken
         """, {"pe.sin.table_8x6", *(f"pe.sin.dot_depends_only_on_gap[gap{k}-{q}]" for k in (1, 3, 10, 30)
                                     for q in ("spread", "vs_post", "vs_closed_form")),
-              *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30))}),
+              *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30)),
+              # sin and cos of a pair no longer share a frequency: no rotation, no constant norm, no gap-only
+              # dot product; and the bfloat16 table is computed in bfloat16
+              *(f"pe.sin.positions_from_one[{c}]" for c in ("gap_only", "shift_map", "gram_unchanged")),
+              "pe.sin.nearby_positions_similar[gap1_nearest]", "pe.sin.slow_channels_separate_far[fast_pairs_wrap]",
+              "pe.raw_integer_unbounded[sinusoidal_bounded]", "pe.sin.unique_rows[bfloat16]"}),
     # RoPE that forgets to rotate
     "rope_without_rotation": (["test_attention.py"], """
         import fixtures.positional as P
         P.apply_rope = lambda x, positions, base=P.BASE: x
-        """, {"rope.score_depends_only_on_offset[varies_with_offset]"}),
+        """, {"rope.score_depends_only_on_offset[varies_with_offset]",
+              "pos.relative_survives_insertion[mid_straddling_rope]",
+              *(f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]" for c in ("ones", "random", "peak_at_gap0"))}),
     # attention that never sees the positional encoding
     "pe_not_added": (["test_attention.py"], """
         import torch, fixtures.positional as P
@@ -53,12 +64,13 @@ MUTATIONS = {
         P.sinusoidal_table = lambda *a, **k: torch.zeros_like(table(*a, **k))
         P.LearnedPositionalEmbedding.forward = lambda self, seq_len: torch.zeros_like(self.weight[:seq_len])
         """, {"attn.order_blind_without_pe[with_sinusoidal_pe]", "pos.relative_survives_insertion[sinusoidal]",
-              "pos.relative_survives_insertion[learned]"}),
-    # a learned table that silently clamps instead of refusing positions past its end
+              "pos.relative_survives_insertion[learned]", "pos.relative_survives_insertion[mid_sinusoidal]",
+              "pos.relative_survives_insertion[mid_learned]"}),
+    # a learned table (post B's nn.Embedding) that silently clamps instead of refusing positions past its end
     "learned_table_clamps": (["test_sinusoidal.py"], """
-        import torch, fixtures.positional as P
-        P.LearnedPositionalEmbedding.forward = (
-            lambda self, seq_len: self.weight[torch.arange(seq_len).clamp(max=self.max_len - 1)])
+        import torch.nn.functional as F
+        embedding = F.embedding
+        F.embedding = lambda ids, weight, *a, **k: embedding(ids.clamp(max=weight.shape[0] - 1), weight, *a, **k)
         """, {"pe.sin.parameter_free_any_length[learned_past_max_len_raises]"}),
     # a learned table the optimizer never updates (a buffer-like weight that needs no gradient)
     "learned_table_frozen": (["test_sinusoidal.py"], """
@@ -74,7 +86,8 @@ MUTATIONS = {
         import fixtures.positional as P
         table = P.sinusoidal_table
         P.sinusoidal_table = lambda *a, **k: table(*a, **k)[:, 0::2]
-        """, {"input.add_keeps_width[add_shape]", "input.add_keeps_width[concat_shape]"}),
+        """, {"input.add_keeps_width[add_shape]", "input.add_keeps_width[concat_shape]",
+              *(f"input.shape_over_length[{c}]" for c in ("add_full_shape", "add_width", "concat_width"))}),
     # particles tried shortest first
     "particles_shortest_first": (["test_tokenization.py"], """
         import fixtures.stemming as S

@@ -1,0 +1,107 @@
+"""Seed noise of the probes of post A's relative bias (``extrap.relative_errors_from_unseen_offsets``,
+``extrap.relative_bias_table`` in ``claims/test_extrapolation.py``).
+
+Writes ``calibration/relative_bias.json``: for each calibration seed of the ``relative`` scheme (the seeds of
+``calibration/extrapolation.json``, never the suite's 42) the trained bias at offsets −1, +1, ±5 and the offset
+where it peaks, and the accuracy at 20 and at 40 with every key at ``|j − i| ≥ train_len`` removed from the
+attention (:func:`fixtures.extrapolation.correct_with_offsets_masked`), and per quantity the SD over seeds.
+Nothing is trained when the cache holds the calibration's own weights (the runs behind
+``calibration/extrapolation.json``, trained under its ``training_code``); otherwise each seed's protocol run
+is trained with today's code (about a minute each on one core). Evaluation only: about 5 s per seed.
+
+Usage, from the repository root::
+
+    python calibration/calibrate_relative_bias.py [--cache-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import statistics
+import sys
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from fixtures import cache  # noqa: E402
+from fixtures.atomic import write_text_atomic  # noqa: E402
+from fixtures.extrapolation import (  # noqa: E402
+    CALIBRATION,
+    EVAL_SEQUENCES,
+    TRAINING_CODE,
+    ExtrapolationLab,
+    correct_with_offsets_masked,
+    initial_model,
+)
+
+OUT = ROOT / "calibration" / "relative_bias.json"
+
+
+def bias_probes(bias: torch.Tensor, max_len: int, train_len: int) -> dict[str, float]:
+    """What ``extrap.relative_bias_table`` reads from a trained bias ``[2·max_len − 1]`` (index ``o + max_len − 1``
+    for offset ``o``): the bias at −1, at +1, the larger of ±5, and the trained offset (``|o| < train_len``)
+    where it is largest."""
+    at = lambda o: bias[o + max_len - 1].item()  # noqa: E731
+    trained = torch.arange(1 - train_len, train_len)
+    return {"bias_minus1": at(-1), "bias_plus1": at(1), "bias_five": max(at(-5), at(5)),
+            "argmax_offset": int(trained[bias[trained + max_len - 1].argmax()])}
+
+
+def masked_probes(model, seed: int) -> dict[str, float]:
+    """Accuracy (%) at the training length, and at ``max_len`` with and without the keys at offsets never
+    trained (``|j − i| ≥ train_len``); ``masked_drop`` = masked accuracy at ``max_len`` − accuracy at 20."""
+    c = model.config
+    acc = lambda L, m: 100 * correct_with_offsets_masked(model, seed, L, m).double().mean().item()  # noqa: E731
+    out = {"acc20": acc(c.train_len, None), "acc40": acc(c.max_len, None),
+           "acc40_masked": acc(c.max_len, c.train_len - 1)}
+    return out | {"masked_drop": out["acc40_masked"] - out["acc20"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache-dir", default=os.environ.get("CLAIMS_CACHE_DIR", str(ROOT / ".cache" / "claims")))
+    args = parser.parse_args()
+    calibration = json.loads(CALIBRATION.read_text(encoding="utf-8"))
+    recorded_code = calibration["training_code"]
+    weights = cache.WeightCache(Path(args.cache_dir), run_id=uuid.uuid4().hex,
+                                say=lambda m: print(m, file=sys.stderr, flush=True))
+    lab = ExtrapolationLab(weights, torch.device("cpu"))
+    runs, codes = {}, set()
+    for seed in calibration["seeds"]["relative"]:
+        today = lab.entry_of("relative", seed)
+        recorded = cache.Entry(today.name, {**today.fingerprint, "code": recorded_code}, today.build)
+        entry = recorded if weights.path(recorded).exists() else today
+        codes.add(entry.fingerprint["code"])
+        saved = weights.fetch(entry)
+        model, _ = initial_model(dataclasses.replace(lab.config, scheme="relative"), seed)
+        step = f"step{lab.config.steps}/"
+        model.load_state_dict({k[len(step):]: v for k, v in saved.items() if k.startswith(step)})
+        c = model.config
+        runs[seed] = bias_probes(model.pos.bias.detach(), c.max_len, c.train_len) | masked_probes(model, seed)
+        print(f"seed {seed}: {runs[seed]}", file=sys.stderr, flush=True)
+    quantities = list(next(iter(runs.values())))
+    noise = {q: {"n": len(runs), "mean": statistics.fmean(r[q] for r in runs.values()),
+                 "sd": statistics.stdev(r[q] for r in runs.values())} for q in quantities}
+    data = {"about": "Per-seed probes of post A's trained relative bias (scheme 'relative', protocol of "
+                     "calibration/extrapolation.json) and their SD over seeds: the noise of "
+                     "extrap.relative_errors_from_unseen_offsets and extrap.relative_bias_table. Regenerate with: "
+                     "python calibration/calibrate_relative_bias.py",
+            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "torch": torch.__version__, "eval_sequences": EVAL_SEQUENCES,
+            "weights_training_code": sorted(codes), "today_training_code": cache.code_digest(TRAINING_CODE),
+            "seeds": sorted(runs), "runs": {q: [round(runs[s][q], 6) for s in sorted(runs)] for q in quantities},
+            "noise": noise}
+    write_text_atomic(OUT, json.dumps(data, indent=1) + "\n")
+    print(f"wrote {OUT}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

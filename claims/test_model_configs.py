@@ -1,0 +1,133 @@
+"""Model configurations: position-table sizes and RoPE settings in transformers' own configuration classes."""
+
+import pytest
+import torch
+import transformers
+from transformers import BertConfig, BertModel, GPT2Config, GPT2Model, LlamaConfig, Qwen2Config
+
+from fixtures.declare import Case, claim, exact
+
+OFFLINE = ("offline: the defaults of transformers' configuration classes (and tiny randomly initialised "
+           "models built from them), not the hub's config.json, which is unreachable here")
+TINY_BERT = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
+             "vocab_size": 100}  # max_position_embeddings left at the default
+TINY_GPT2 = {"n_layer": 1, "n_embd": 32, "n_head": 2}  # n_positions left at the default
+
+
+def _runs(model: torch.nn.Module, seq_len: int) -> bool:
+    """Whether ``model`` accepts ``seq_len`` tokens (ids all 0) in one forward pass."""
+    try:
+        with torch.no_grad():
+            model(torch.zeros(1, seq_len, dtype=torch.long))
+        return True
+    except (IndexError, RuntimeError):
+        return False
+
+
+@claim(
+    id="model.bert.max_positions",
+    source="Post B, '학습되는 position embedding과의 차이' ('512 토큰으로 제한')",
+    statement="BERT's learned position table limits its input to 512 tokens.",
+    tolerance=exact("sizes and outcomes are exact"),
+    kind="post",
+    expect_source="post B's sentence; Devlin et al. 2019 (BERT): sequences of at most 512 tokens",
+    deviation=OFFLINE,
+    cases={
+        "config_default": Case(statement="BertConfig().max_position_embeddings.", post_value=512),
+        "learned_table": Case(
+            statement="a BertModel built from that default has a trainable position table of 512 rows: "
+                      "[rows, trainable].", post_value=[512, True]),
+        "input_past_512": Case(
+            statement="that model runs on 512 tokens and not on 513: [runs at 512, runs at 513].",
+            post_value=[True, False]),
+    },
+)
+@pytest.mark.parametrize("case", ["config_default", "learned_table", "input_past_512"])
+def test_bert_max_positions(verify, case):
+    if case == "config_default":
+        verify(BertConfig().max_position_embeddings, details={"transformers": transformers.__version__})
+        return
+    model = BertModel(BertConfig(**TINY_BERT)).eval()
+    table = model.embeddings.position_embeddings
+    if case == "learned_table":
+        verify([table.num_embeddings, table.weight.requires_grad])
+    else:
+        verify([_runs(model, 512), _runs(model, 513)])
+
+
+@claim(
+    id="model.gpt2.learned_positions",
+    source="Post A, '더할 것인가, 이어붙일 것인가' ('GPT-2가 학습형을 썼고')",
+    statement="GPT-2 adds a learned position table (wpe), 1,024 rows.",
+    tolerance=exact("sizes and flags are exact"),
+    kind="post",
+    deviation=OFFLINE,
+    cases={
+        "learned": Case(
+            statement="a GPT2Model built from GPT2Config()'s positions has wpe, a trainable nn.Embedding: "
+                      "[is nn.Embedding, trainable].", post_value=[True, True],
+            expect_source="post A: 'GPT-2가 학습형을 썼고' (GPT-2 used the learned kind); Radford et al. 2019"),
+        "rows": Case(
+            statement="GPT2Config().n_positions and the rows of that wpe: [n_positions, rows] (the post gives "
+                      "no number).", post_value=[1024, 1024],
+            expect_source="Radford et al. 2019 (GPT-2), §2.3: the context size grows from 512 to 1024 tokens"),
+    },
+)
+@pytest.mark.parametrize("case", ["learned", "rows"])
+def test_gpt2_learned_positions(verify, case):
+    model = GPT2Model(GPT2Config(**TINY_GPT2))
+    if case == "learned":
+        verify([isinstance(model.wpe, torch.nn.Embedding), model.wpe.weight.requires_grad])
+    else:
+        verify([GPT2Config().n_positions, model.wpe.num_embeddings])
+
+
+def _rope_settings(config) -> dict:
+    """The RoPE settings a configuration carries. transformers ≥ 5 folds ``rope_theta`` and ``rope_scaling``
+    into one ``rope_parameters`` dict (``rope_type`` names the scaling, ``default`` for none); 4.x keeps the
+    two attributes (``rope_scaling`` None when unscaled). Keys: theta (None if absent), scaling (the
+    scaling fields, None if absent or unscaled), has_scaling (a scaling setting exists), where."""
+    params = getattr(config, "rope_parameters", None)
+    if isinstance(params, dict):
+        scaling = {k: v for k, v in params.items() if k != "rope_theta"}
+        return {"theta": params.get("rope_theta"), "has_scaling": "rope_type" in params,
+                "scaling": scaling if scaling.get("rope_type", "default") != "default" else None,
+                "where": "rope_parameters"}
+    fields = config.to_dict()
+    found = [name for name in ("rope_theta", "rope_scaling") if name in fields]
+    return {"theta": fields.get("rope_theta"), "has_scaling": "rope_scaling" in fields,
+            "scaling": fields.get("rope_scaling"), "where": ", ".join(found) or "none"}
+
+
+ROPE_SOURCE = ("post B ('RoPE 관련 설정', 'rope_theta, rope_scaling'): Qwen and Llama configurations carry "
+               "rope_theta and rope_scaling")
+
+
+@claim(
+    id="model.rope_settings",
+    source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling, context extension')",
+    statement="Llama and Qwen configurations carry RoPE settings named rope_theta and rope_scaling.",
+    tolerance=exact("flags and the values read back are exact"),
+    kind="post",
+    expect_source=ROPE_SOURCE,
+    deviation=OFFLINE + "; transformers ≥ 5 keeps both inside rope_parameters (details say where)",
+    cases={
+        "llama_defaults": Case(statement="LlamaConfig(): [carries a rope_theta, carries a scaling setting].",
+                               post_value=[True, True]),
+        "qwen2_defaults": Case(statement="Qwen2Config(): [carries a rope_theta, carries a scaling setting].",
+                               post_value=[True, True]),
+        "gpt2_control": Case(
+            statement="control: GPT2Config() (learned absolute positions) carries neither: [rope_theta, scaling "
+                      "setting].", post_value=[False, False], kind="control",
+            expect_source="control's design: GPT-2 has no rotary embedding, so the probe must find no RoPE "
+                          "setting there"),
+    },
+)
+@pytest.mark.parametrize("case", ["llama_defaults", "qwen2_defaults", "gpt2_control"])
+def test_rope_settings(verify, case):
+    config = {"llama_defaults": lambda: LlamaConfig(), "qwen2_defaults": lambda: Qwen2Config(),
+              "gpt2_control": lambda: GPT2Config()}[case]()
+    settings = _rope_settings(config)
+    details = {"rope_theta": settings["theta"], "scaling": settings["scaling"], "where": settings["where"],
+               "transformers": transformers.__version__}
+    verify([isinstance(settings["theta"], (int, float)), settings["has_scaling"]], details=details)
