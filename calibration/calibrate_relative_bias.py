@@ -40,19 +40,10 @@ from fixtures.extrapolation import (  # noqa: E402
     ExtrapolationLab,
     correct_with_offsets_masked,
     initial_model,
+    relative_bias_probes,
 )
 
 OUT = ROOT / "calibration" / "relative_bias.json"
-
-
-def bias_probes(bias: torch.Tensor, max_len: int, train_len: int) -> dict[str, float]:
-    """What ``extrap.relative_bias_table`` reads from a trained bias ``[2·max_len − 1]`` (index ``o + max_len − 1``
-    for offset ``o``): the bias at −1, at +1, the larger of ±5, and the trained offset (``|o| < train_len``)
-    where it is largest."""
-    at = lambda o: bias[o + max_len - 1].item()  # noqa: E731
-    trained = torch.arange(1 - train_len, train_len)
-    return {"bias_minus1": at(-1), "bias_plus1": at(1), "bias_five": max(at(-5), at(5)),
-            "argmax_offset": int(trained[bias[trained + max_len - 1].argmax()])}
 
 
 def masked_probes(model, seed: int) -> dict[str, float]:
@@ -85,7 +76,8 @@ def main() -> None:
         step = f"step{lab.config.steps}/"
         model.load_state_dict({k[len(step):]: v for k, v in saved.items() if k.startswith(step)})
         c = model.config
-        runs[seed] = bias_probes(model.pos.bias.detach(), c.max_len, c.train_len) | masked_probes(model, seed)
+        bias = model.pos.bias.detach()  # [2·max_len − 1]
+        runs[seed] = relative_bias_probes(bias, c.max_len, c.train_len) | masked_probes(model, seed)
         print(f"seed {seed}: {runs[seed]}", file=sys.stderr, flush=True)
     quantities = list(next(iter(runs.values())))
     noise = {q: {"n": len(runs), "mean": statistics.fmean(r[q] for r in runs.values()),

@@ -35,6 +35,7 @@ from fixtures.extrapolation import (
     measures,
     plot_accuracy_by_position,
     positional_peak_gap,
+    relative_bias_probes,
 )
 
 SOURCE = "Post A, exp. 3 'pe_probe.py --exp extrapolate'"
@@ -367,10 +368,10 @@ def test_relative_bias_table(verify, extrapolation_lab, relative_probes, seeds, 
                "range of the other trained offsets (not −19, 0, +1)": [round(min(others), 3), round(max(others), 3)],
                "offset −19": f"{at[1 - T]:.3f}: only query 19 sees it at length 20, and query 19 has no target, so "
                              "its gradient is 0"}
+    value = relative_bias_probes(table, L, T)[quantity]
     if quantity == "argmax_offset":
-        verify(max(at, key=at.get), reference=1, details={**details, "seeds": len(seeds)})
+        verify(value, reference=1, details={**details, "seeds": len(seeds)})
         return
-    value = {"bias_plus1": at[1], "bias_minus1": at[-1], "bias_five": max(at[-5], at[5])}[quantity]
     noise, where = _probe_noise(relative_probes, quantity, seeds, floor=1e-6)
     verify(value, noise=noise, details={**details, **where})
 
