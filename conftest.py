@@ -48,11 +48,38 @@ def gpt2_wte(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> emb
         table, source = embeddings.gpt2_wte(pytestconfig.getoption("claims_gpt2_dir"))
     except embeddings.EmbeddingsUnavailable as exc:
         pytest.skip(str(exc))
-    tokenizer = request.getfixturevalue("gpt2_tokenizer")
-    if table.shape[0] < len(tokenizer):  # e.g. a small test model: rows the BPE names would not exist
-        raise embeddings.GPT2DirError(f"GPT-2 weights from {source}: wte has {table.shape[0]} rows but GPT-2's "
-                                      f"BPE has {len(tokenizer)} tokens: not GPT-2's table")
+    tokenizer = _gpt2_bpe_names_every_row(request, table.shape[0], source)
     return embeddings.Embeddings(table, BPEVocabulary(tokenizer), source)
+
+
+@pytest.fixture(scope="session")
+def gpt2_model(request: pytest.FixtureRequest, pytestconfig: pytest.Config,
+               device: torch.device) -> embeddings.Model:
+    """GPT-2 small as a transformers ``GPT2Model`` (12 layers × 12 heads, 768 wide; eval mode, eager attention,
+    which returns attention maps) on the measuring device, with GPT-2's BPE: from the same sources as
+    ``gpt2_wte`` (:func:`fixtures.embeddings.gpt2_model`), loaded once per run and worker. Skips, saying how to
+    provide the weights, when no default source works; a named directory that does not hold a whole GPT-2
+    checkpoint errors these tests (:class:`fixtures.embeddings.GPT2DirError`)."""
+    try:
+        model, source = embeddings.gpt2_model(pytestconfig.getoption("claims_gpt2_dir"))
+    except embeddings.EmbeddingsUnavailable as exc:
+        pytest.skip(str(exc))
+    tokenizer = _gpt2_bpe_names_every_row(request, model.config.vocab_size, source)
+    return embeddings.Model(model.to(device), tokenizer, source)
+
+
+def _gpt2_bpe_names_every_row(request: pytest.FixtureRequest, rows: int, source: str):
+    """GPT-2's tokenizer, once the weights' ``rows`` token embeddings are known to cover its 50,257 tokens.
+
+    Raises:
+        fixtures.embeddings.GPT2DirError: fewer rows (e.g. a small test model): the BPE would name rows that
+            do not exist, so these are not GPT-2's weights.
+    """
+    tokenizer = request.getfixturevalue("gpt2_tokenizer")
+    if rows < len(tokenizer):
+        raise embeddings.GPT2DirError(f"GPT-2 weights from {source}: wte has {rows} rows but GPT-2's "
+                                      f"BPE has {len(tokenizer)} tokens: not GPT-2's table")
+    return tokenizer
 
 
 @pytest.fixture(scope="session")
@@ -94,6 +121,16 @@ def extrapolation_lab(weight_cache, device: torch.device):
     from fixtures.extrapolation import SWEPT_SCHEMES, ExtrapolationLab
 
     return ExtrapolationLab(weight_cache, device, sweep=SWEPT_SCHEMES)
+
+
+@pytest.fixture(scope="session")
+def heads_lab(weight_cache, device: torch.device, seed: int):
+    """The toy models of head specialisation and add vs concatenate (:class:`fixtures.heads.HeadsLab`):
+    ``fixtures.heads.SEEDS`` seeds from the run's seed per configuration, each trained once through
+    ``weight_cache``."""
+    from fixtures.heads import HeadsLab
+
+    return HeadsLab(weight_cache, device, seed)
 
 
 @pytest.fixture(scope="session")
@@ -198,3 +235,13 @@ def ko_eval_dir(pytestconfig: pytest.Config, claims_data) -> Path:
 
     with _data_errors():
         return ko_eval.eval_dir(pytestconfig.getoption("claims_ko_eval_dir"), claims_data)
+
+
+@pytest.fixture(scope="session")
+def ws353(ko_eval_dir: Path):
+    """The Korean WS-353 pairs (:func:`fixtures.ko_eval.load_ws353`). The default copy is hash-verified, so a
+    file that cannot be read is in a directory the user named: its EvalDataUnavailable errors the rows (naming
+    the file), never skips them."""
+    from fixtures import ko_eval
+
+    return ko_eval.load_ws353(ko_eval_dir / ko_eval.WS353_FILE)

@@ -18,6 +18,13 @@ seeds measured so far. Models go through the suite's cache (``--cache-dir``, def
 Usage, from the repository root (about 90 minutes on two cores)::
 
     python calibration/calibrate_extrapolation.py --seeds 20 --jobs 2
+
+A scheme added to the code later is calibrated alone and merged in, once the edited training code is
+certified to train the other schemes bit for bit as before (``added_schemes`` records the code it was
+calibrated under)::
+
+    python calibration/calibrate_extrapolation.py --certify-code 42
+    python calibration/calibrate_extrapolation.py --schemes raw_integer --seeds 10 --jobs 2
 """
 
 from __future__ import annotations
@@ -107,14 +114,17 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
     if new == old or new in data.get("equivalent_training_code", {}):
         return print(f"{args.out}: today's training code {new[:12]} is already the calibrated one", file=sys.stderr)
     lab, differ, digests = _lab(args, sweep=SWEPT_SCHEMES), [], {}
+    added = data.get("added_schemes", {})  # scheme -> the code it was calibrated under, when not ``old``
 
     def missing(progress: cache.Progress) -> cache.Tensors:
-        raise SystemExit(f"{args.cache_dir} holds no seed-{seed} weights trained under code {old[:12]}: certify "
-                         "where the calibration ran, or recalibrate")
+        raise SystemExit(f"{args.cache_dir} holds no seed-{seed} weights trained under the calibrated code: "
+                         "certify where the calibration ran, or recalibrate")
 
-    for scheme in SCHEMES:
+    # Schemes new in today's code have no recorded weights: they are calibrated afterwards (--schemes).
+    for scheme in [s for s in SCHEMES if s in data["runs"]]:
         today = lab.entry_of(scheme, seed)
-        recorded = cache.Entry(today.name, {**today.fingerprint, "code": old}, missing)
+        recorded = cache.Entry(today.name, {**today.fingerprint, "code": added.get(scheme, {}).get("code", old)},
+                               missing)
         before, after = (cache.tensors_digest(lab.weights.fetch(e)) for e in (recorded, today))
         digests[scheme] = after
         if before != after:
@@ -149,6 +159,10 @@ def main() -> None:
     parser.add_argument("--certify-code", type=int, metavar="SEED", default=None,
                         help="after an edit of the training code, retrain SEED of every scheme and record the "
                              "code as equivalent when the weights are bit-identical to the calibrated code's")
+    parser.add_argument("--schemes", nargs="+", choices=SCHEMES, default=None, metavar="SCHEME",
+                        help="calibrate only these schemes (e.g. one added to the code) and merge them into the "
+                             "existing file, whose other schemes are kept; today's code must be the file's "
+                             "calibrated code or certified equivalent to it (--certify-code)")
     parser.add_argument("--run-id", default=uuid.uuid4().hex, help=argparse.SUPPRESS)
     parser.add_argument("--job", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -159,9 +173,16 @@ def main() -> None:
         return certify_code(args, args.certify_code)
     if min(args.seeds, args.alibi_seeds, args.control_seeds) < 2 or args.jobs < 1:
         parser.error("every seed count must be at least 2 (a spread needs two values), --jobs at least 1")
+    schemes = args.schemes or SCHEMES
+    if args.schemes:
+        base = json.loads(args.out.read_text(encoding="utf-8"))
+        code = cache.code_digest(TRAINING_CODE)
+        if code != base["training_code"] and code not in base.get("equivalent_training_code", {}):
+            parser.error(f"today's training code {code[:12]} is not the calibrated one of {args.out}: certify it "
+                         "first (--certify-code 42) or recalibrate every scheme")
     limit = {s: args.control_seeds if s in CONTROL_SCHEMES else args.alibi_seeds if s.startswith("alibi")
-             else args.seeds for s in SCHEMES}
-    plan = [(scheme, seed) for seed in range(1, args.seeds + 1) for scheme in SCHEMES if seed <= limit[scheme]]
+             else args.seeds for s in schemes}
+    plan = [(scheme, seed) for seed in range(1, args.seeds + 1) for scheme in schemes if seed <= limit[scheme]]
     if not args.merge_only:
         share = [item for i, item in enumerate(plan) if (i + item[1]) % args.jobs == args.job]  # alternate per seed
         if args.job == 0:
@@ -183,11 +204,20 @@ def main() -> None:
             seeds.setdefault(scheme, []).append(seed)
             for name, value in json.loads(path.read_text(encoding="utf-8")).items():
                 per_scheme.setdefault(scheme, {}).setdefault(name, []).append(value)
-    if set(seeds) != set(SCHEMES) or min(map(len, seeds.values())) < 2:
+    if set(seeds) != set(schemes) or min(map(len, seeds.values())) < 2:
         sys.exit(f"too few results to calibrate: seeds measured per scheme {seeds}")
     noise = {scheme: {name: noise_components(v, values.get(f"{name}_eval_se"))
                       for name, v in values.items() if not name.endswith("_eval_se")}
              for scheme, values in per_scheme.items()}
+    if args.schemes:
+        for key, part in (("seeds", seeds), ("runs", per_scheme), ("noise", noise)):
+            base[key] |= part
+        stamp = {"code": cache.code_digest(TRAINING_CODE), "torch": torch.__version__,
+                 "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+        base.setdefault("added_schemes", {}).update({s: stamp for s in schemes})
+        write_text_atomic(args.out, json.dumps(base, indent=1, ensure_ascii=False) + "\n")
+        return print(f"merged into {args.out}: seeds per scheme " + ", ".join(f"{s} {len(v)}" for s, v in seeds.items()),
+                     file=sys.stderr)
     data = {
         "about": "Per-seed values of post A's length-extrapolation protocol and their noise components; the "
                  "noise of the stochastic rows of claims/test_extrapolation.py comes from here. Regenerate "

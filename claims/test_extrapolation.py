@@ -409,6 +409,73 @@ def test_learned_equals_sin_in_range(verify, extrapolation_lab, calibration, see
                     "seeds": len(seeds)})
 
 
+BREAKS = at_most(50.0, "effect size: 'training breaks' = the task is not learned even at the training length, "
+                       "at most half the 100 % that the learned table and sinusoidal PE reach there with the same "
+                       f"protocol, and far from it on either side (chance is {CHANCE:g} %)")
+
+
+@claim(
+    id="extrap.raw_integer_breaks_training",
+    source="Post A, exp. 3 preamble ('단순히 1, 2, 3, 4라는 숫자를 더해주면 … 학습이 망가집니다')",
+    statement="Adding the raw position numbers 1, 2, 3, … (the same number on every channel) to the token "
+              "embeddings breaks training: with post A's extrapolation protocol otherwise unchanged, accuracy at "
+              f"the training length 20 stays at most {BREAKS.bound:g} %.",
+    kind="post",
+    expect_source="post A's sentence: '문장이 길어질수록 숫자가 무한히 커져서 학습이 망가집니다' (training breaks)",
+    post_value="breaks", unit="%", tolerance=BREAKS,
+    deviation=DEVIATION + " The post names no length for 'breaks'; we train at its length 20 (positions 1–20), "
+                          "where the numbers are bounded by 20, so a failure here is not from unbounded growth "
+                          "(pe.raw_integer_unbounded measures that part).",
+)
+def test_raw_integer_breaks_training(verify, extrapolation_lab, calibration, seeds):
+    noise, where = _noise(calibration, "raw_integer", "acc20", seeds)
+    verify(_mean(extrapolation_lab, "raw_integer", seeds, "acc20"), noise=noise,
+           details={"accuracy at 40": _mean(extrapolation_lab, "raw_integer", seeds, "acc40"),
+                    "chance": CHANCE,
+                    "learned | sinusoidal at 20": [_mean(extrapolation_lab, s, seeds, "acc20")
+                                                   for s in ("learned", "sinusoidal")], **where})
+
+
+RELATIVE_RULE = {  # row -> (quantity of the sinusoidal runs, what it reads)
+    "within_range": ("acc20", "accuracy at the training length 20, every position"),
+    "beyond_range": ("new40", "accuracy at length 40 on the new positions 19–38"),
+}
+
+
+@claim(
+    id="pos.sin_relative_rules_easy",
+    source="Post B, why sinusoidal PE ('상대 위치 규칙을 배우기 쉬운 좌표계'); tested on post A's exp. 3",
+    statement="Sinusoidal PE lays down coordinates in which a relative-position rule is easy to learn. The rule: "
+              "post A's right-neighbour task (predict token i + 1 at position i), a purely relative rule; learned "
+              f"= accuracy ≥ {LEARNS.bound:g} %, within the trained length and beyond it.",
+    kind="post", unit="%", tolerance=LEARNS,
+    cases={
+        "within_range": Case(
+            statement="within the trained range: sinusoidal PE learns the rule at length 20 in post A's 3,000 "
+                      "steps (the steps sweep's earlier checkpoints in the details).",
+            expect_source="post B's sentence: '모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다'"),
+        "beyond_range": Case(
+            statement="beyond it: the rule learned at length 20 also holds at the new positions 19–38 of length 40, "
+                      "as a relative rule would.",
+            expect="refuted",
+            expect_source="post A's exp. 3 table: sinusoidal PE scores 50.8 % at length 40, which with positions "
+                          "0–18 at 100 % leaves about 3 % on 19–38 ('그 W가 새 위치에서 작동할 이유는 없습니다'); post B's "
+                          "sentence read this far would say holds"),
+    },
+    deviation=DEVIATION,
+)
+@pytest.mark.parametrize("row", list(RELATIVE_RULE))
+def test_sin_relative_rules_easy(verify, extrapolation_lab, calibration, seeds, row):
+    quantity, reads = RELATIVE_RULE[row]
+    noise, where = _noise(calibration, "sinusoidal", quantity, seeds)
+    details = {"measured": reads}
+    if row == "within_range":
+        details |= {f"accuracy at 20 after {steps:,} steps (shown, not judged)": round(statistics.fmean(
+            c[steps].total(20) for c in extrapolation_lab.curves(["sinusoidal"], seeds)), 2)
+            for steps in CURVE_STEPS if steps < extrapolation_lab.config.steps}
+    verify(_mean(extrapolation_lab, "sinusoidal", seeds, quantity), noise=noise, details={**details, **where})
+
+
 @claim(
     id="attn.attends_right_neighbour",
     source="Post A, exp. 3 (the right-neighbour task); part 5 on heads learning positional patterns",

@@ -1,10 +1,16 @@
-"""Model configurations: position-table sizes and RoPE settings in transformers' own configuration classes."""
+"""Model configurations: position-table sizes and RoPE settings in transformers' classes and on the hub.
+
+Offline rows read transformers' own configuration classes; the config.hub_* rows read the hub's config.json
+at a pinned commit, and are skipped, saying how to get the file, where neither the local Hugging Face cache
+nor the hub has it.
+"""
 
 import pytest
 import torch
 import transformers
 from transformers import BertConfig, BertModel, GPT2Config, GPT2Model, LlamaConfig, Qwen2Config
 
+from fixtures.configs import ConfigUnavailable, hub_config, rope_settings
 from fixtures.declare import Case, claim, exact
 
 OFFLINE = ("offline: the defaults of transformers' configuration classes (and tiny randomly initialised "
@@ -82,23 +88,6 @@ def test_gpt2_learned_positions(verify, case):
         verify([GPT2Config().n_positions, model.wpe.num_embeddings])
 
 
-def _rope_settings(config) -> dict:
-    """The RoPE settings a configuration carries. transformers ≥ 5 folds ``rope_theta`` and ``rope_scaling``
-    into one ``rope_parameters`` dict (``rope_type`` names the scaling, ``default`` for none); 4.x keeps the
-    two attributes (``rope_scaling`` None when unscaled). Keys: theta (None if absent), scaling (the
-    scaling fields, None if absent or unscaled), has_scaling (a scaling setting exists), where."""
-    params = getattr(config, "rope_parameters", None)
-    if isinstance(params, dict):
-        scaling = {k: v for k, v in params.items() if k != "rope_theta"}
-        return {"theta": params.get("rope_theta"), "has_scaling": "rope_type" in params,
-                "scaling": scaling if scaling.get("rope_type", "default") != "default" else None,
-                "where": "rope_parameters"}
-    fields = config.to_dict()
-    found = [name for name in ("rope_theta", "rope_scaling") if name in fields]
-    return {"theta": fields.get("rope_theta"), "has_scaling": "rope_scaling" in fields,
-            "scaling": fields.get("rope_scaling"), "where": ", ".join(found) or "none"}
-
-
 ROPE_SOURCE = ("post B ('RoPE 관련 설정', 'rope_theta, rope_scaling'): Qwen and Llama configurations carry "
                "rope_theta and rope_scaling")
 
@@ -127,7 +116,86 @@ ROPE_SOURCE = ("post B ('RoPE 관련 설정', 'rope_theta, rope_scaling'): Qwen 
 def test_rope_settings(verify, case):
     config = {"llama_defaults": lambda: LlamaConfig(), "qwen2_defaults": lambda: Qwen2Config(),
               "gpt2_control": lambda: GPT2Config()}[case]()
-    settings = _rope_settings(config)
+    settings = rope_settings(config.to_dict())
     details = {"rope_theta": settings["theta"], "scaling": settings["scaling"], "where": settings["where"],
                "transformers": transformers.__version__}
+    verify([isinstance(settings["theta"], (int, float)), settings["has_scaling"]], details=details)
+
+
+# The hub's config.json at a pinned commit (a repo's main branch may change), read from the local Hugging Face
+# cache or, when reachable, the hub; skipped otherwise, saying how to get the file.
+HUB = {
+    "bert": ("google-bert/bert-base-uncased", "86b5e0934494bd15c9632b12f734a8a67f723594"),
+    "gpt2": ("openai-community/gpt2", "607a30d783dfa663caf39e06633721c8d4cfcd7e"),
+    "qwen2": ("Qwen/Qwen2.5-0.5B", "060db6499f32faf8b98477b0a26969ef7d8b9987"),
+    "llama": ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", "fe8a4ea1ffedaf415f4da2f062534de366a451e6"),
+}
+HUB_DEVIATION = ("the hub's config.json at a pinned commit, not transformers' defaults (model.bert.max_positions, "
+                 "model.gpt2.learned_positions, model.rope_settings); skipped when neither the local Hugging Face "
+                 "cache nor the hub has it")
+
+
+def _hub_fields(name: str) -> tuple[dict, dict]:
+    """The hub's config.json of ``HUB[name]`` and the details every hub row shows (repo, commit, source)."""
+    repo, revision = HUB[name]
+    try:
+        fields, source = hub_config(repo, revision)
+    except ConfigUnavailable as exc:
+        pytest.skip(str(exc))
+    return fields, {"repo": repo, "revision": revision, "config.json from": source}
+
+
+@claim(
+    id="config.hub_positions",
+    source="Post B, '학습되는 position embedding과의 차이' ('512 토큰으로 제한'); post A, '더할 것인가, 이어붙일 것인가' "
+           "('GPT-2가 학습형을 썼고')",
+    statement="The hub's configurations of BERT and GPT-2 give their learned position tables 512 and 1,024 rows.",
+    tolerance=exact("sizes are exact"),
+    kind="post",
+    deviation=HUB_DEVIATION,
+    cases={
+        "bert": Case(statement=f"{HUB['bert'][0]}'s config.json: max_position_embeddings.", post_value=512,
+                     expect_source="post B's sentence; Devlin et al. 2019 (BERT): sequences of at most 512 tokens"),
+        "gpt2": Case(statement=f"{HUB['gpt2'][0]}'s config.json: n_positions (the post gives no number).",
+                     post_value=1024,
+                     expect_source="Radford et al. 2019 (GPT-2), §2.3: the context size grows from 512 to 1024 "
+                                   "tokens"),
+    },
+)
+@pytest.mark.parametrize("case", ["bert", "gpt2"])
+def test_hub_positions(verify, case):
+    fields, details = _hub_fields(case)
+    verify(fields.get({"bert": "max_position_embeddings", "gpt2": "n_positions"}[case]), details=details)
+
+
+@claim(
+    id="config.hub_rope_settings",
+    source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling, context extension')",
+    statement="Published Llama and Qwen configurations (the hub's config.json) carry rope_theta and rope_scaling.",
+    tolerance=exact("flags are exact"),
+    kind="post",
+    expect_source=ROPE_SOURCE,
+    deviation=HUB_DEVIATION + "; a rope_scaling of null counts as carried (the field is there, unscaled)",
+    cases={
+        "llama": Case(statement=f"{HUB['llama'][0]} (a Llama-architecture model): [carries a numeric rope_theta, "
+                                "carries rope_scaling].", post_value=[True, True]),
+        "qwen2": Case(
+            statement=f"{HUB['qwen2'][0]}: [carries a numeric rope_theta, carries rope_scaling].",
+            post_value=[True, True], expect="refuted",
+            expect_source="a copy of this commit's config.json, printed in GitHub chtho-like/rosellm "
+                          "(rosellm/models/pretrained_config.py at 6ab3b43), has rope_theta 1000000.0 and no "
+                          "rope_scaling field (saved by transformers 4.40.1, whose Qwen2Config had none): the "
+                          "post's pair is expected to fail on its second half"),
+        "gpt2_control": Case(
+            statement=f"control: {HUB['gpt2'][0]} (learned absolute positions) carries neither: [rope_theta, "
+                      "rope_scaling].", post_value=[False, False], kind="control",
+            expect_source="control's design: GPT-2 has no rotary embedding, so the probe must find no RoPE "
+                          "setting there"),
+    },
+)
+@pytest.mark.parametrize("case", ["llama", "qwen2", "gpt2_control"])
+def test_hub_rope_settings(verify, case):
+    fields, details = _hub_fields(case.removesuffix("_control"))
+    settings = rope_settings(fields)
+    details |= {"rope_theta": settings["theta"], "scaling": settings["scaling"], "where": settings["where"]}
     verify([isinstance(settings["theta"], (int, float)), settings["has_scaling"]], details=details)

@@ -62,15 +62,8 @@ FEW_ITEMS = 30  # below this many covered items a section's accuracy is marked a
 
 
 @pytest.fixture(scope="module")
-def ws353(ko_eval_dir) -> list[ko_eval.ScoredPair]:
-    """The Korean WS-353 pairs. The default copy is hash-verified, so a file that cannot be read is in a
-    directory the user named: its EvalDataUnavailable errors the rows (naming the file), never skips them."""
-    return ko_eval.load_ws353(ko_eval_dir / ko_eval.WS353_FILE)
-
-
-@pytest.fixture(scope="module")
 def ko_analogies(ko_eval_dir) -> dict[str, list[ko_eval.Analogy]]:
-    """The Korean analogy sections (read as :func:`ws353` is)."""
+    """The Korean analogy sections (read as the ``ws353`` fixture reads WS-353)."""
     return ko_eval.load_analogies(ko_eval_dir / ko_eval.ANALOGY_FILE)
 
 

@@ -1,0 +1,69 @@
+"""Independent seeds for the add-vs-concatenate toy (``heads.add_vs_concat`` in ``claims/test_heads.py``).
+
+The suite judges the mean over the run's 5 seeds (42 … 46 by default); this script trains the same
+configurations for seeds 1 … N, disjoint from them, and writes ``calibration/heads.json``: per seed the accuracy
+of adding and of each concatenation, and the mean and SD of each difference. A row whose expectation is changed
+to a finding cites these seeds, never the values it judges. Models go through the suite's cache (``--cache-dir``,
+default ``$CLAIMS_CACHE_DIR`` or ``.cache/claims``); about 4 CPU-s per model.
+
+Usage, from the repository root::
+
+    python calibration/calibrate_heads.py [--seeds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import statistics
+import sys
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from fixtures import cache  # noqa: E402
+from fixtures.atomic import write_text_atomic  # noqa: E402
+from fixtures.heads import ADD, CALIBRATION, CONCAT, TRAINING_CODE, entry, initial_model, measure  # noqa: E402
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=5, help="seeds 1 … N (default 5)")
+    default_cache = os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims"
+    parser.add_argument("--cache-dir", default=default_cache, help="weights cache (default: $CLAIMS_CACHE_DIR)")
+    args = parser.parse_args()
+    if args.seeds < 2:
+        parser.error("--seeds must be at least 2 (a spread needs two values)")
+    weights = cache.WeightCache(Path(args.cache_dir), run_id=uuid.uuid4().hex,
+                                say=lambda m: print(m, file=sys.stderr, flush=True))
+    seeds, device = list(range(1, args.seeds + 1)), torch.device("cpu")
+    accuracy = {}
+    for name, config in {"add": ADD, **CONCAT}.items():
+        values = []
+        for seed, state in zip(seeds, weights.fetch_many([entry(config, s, device) for s in seeds])):
+            model = initial_model(config, seed)
+            model.load_state_dict(state)
+            values.append(round(100 * measure(model.eval(), seed).accuracy["mean"], 4))
+        accuracy[name] = values
+    differences = {}
+    for name in CONCAT:
+        d = [c - a for a, c in zip(accuracy["add"], accuracy[name])]
+        differences[f"{name} − add"] = {"per_seed": [round(v, 4) for v in d], "mean": statistics.fmean(d),
+                                        "sd": statistics.stdev(d)}
+    data = {"about": "Accuracy (%) of the add-vs-concatenate toy (fixtures/heads.py) for seeds disjoint from the "
+                     "suite's; regenerate with python calibration/calibrate_heads.py",
+            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
+            "device": cache.describe_device(device), "training_code": cache.code_digest(TRAINING_CODE),
+            "seeds": seeds, "accuracy": accuracy, "differences": differences}
+    write_text_atomic(CALIBRATION, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {CALIBRATION}: " + "; ".join(f"{k} {v['mean']:+.2f} ± {v['sd']:.2f} pp" for k, v in differences.items()),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
