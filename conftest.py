@@ -59,11 +59,13 @@ def gpt2_model(request: pytest.FixtureRequest, pytestconfig: pytest.Config,
     which returns attention maps) on the measuring device, with GPT-2's BPE: from the same sources as
     ``gpt2_wte`` (:func:`fixtures.embeddings.gpt2_model`), loaded once per run and worker. Skips, saying how to
     provide the weights, when no default source works; a named directory that does not hold a whole GPT-2
-    checkpoint errors these tests (:class:`fixtures.embeddings.GPT2DirError`)."""
+    small checkpoint (:func:`fixtures.embeddings.check_gpt2_small`) errors these tests
+    (:class:`fixtures.embeddings.GPT2DirError`)."""
     try:
         model, source = embeddings.gpt2_model(pytestconfig.getoption("claims_gpt2_dir"))
     except embeddings.EmbeddingsUnavailable as exc:
         pytest.skip(str(exc))
+    embeddings.check_gpt2_small(model.config, source)
     tokenizer = _gpt2_bpe_names_every_row(request, model.config.vocab_size, source)
     return embeddings.Model(model.to(device), tokenizer, source)
 

@@ -101,6 +101,14 @@ def _measure(args: argparse.Namespace, plan: list[tuple[str, int]]) -> None:
             print(f"[job {os.environ.get('CALIBRATION_JOB', '0')}] measured {scheme} seed {seed}", file=sys.stderr)
 
 
+def read_calibration(path: Path) -> dict:
+    """The calibration file at ``path``; exits with a message when it is missing or not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        sys.exit(f"{path}: cannot read the calibration ({type(exc).__name__}: {exc}); run the full calibration first")
+
+
 def certify_code(args: argparse.Namespace, seed: int) -> None:
     """Certify that today's training code trains the same weights as the code the calibration was measured
     under: for every scheme, ``seed``'s training as the suite runs it (the steps sweep's 6000 steps for a swept
@@ -109,7 +117,7 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
     digest is added to the file's ``equivalent_training_code`` with the evidence; otherwise exits naming the
     schemes that differ (then recalibrate). With seed 42 the training is the suite's own, so it costs nothing
     extra."""
-    data = json.loads(args.out.read_text(encoding="utf-8"))
+    data = read_calibration(args.out)
     old, new = data["training_code"], cache.code_digest(TRAINING_CODE)
     if new == old or new in data.get("equivalent_training_code", {}):
         return print(f"{args.out}: today's training code {new[:12]} is already the calibrated one", file=sys.stderr)
@@ -170,12 +178,17 @@ def main() -> None:
     if torch.device(args.device).type == "cuda":
         pin_cuda_numerics()
     if args.certify_code is not None:
+        if args.schemes:
+            parser.error("--certify-code retrains seed SEED of every calibrated scheme: give --schemes in a second run")
         return certify_code(args, args.certify_code)
     if min(args.seeds, args.alibi_seeds, args.control_seeds) < 2 or args.jobs < 1:
         parser.error("every seed count must be at least 2 (a spread needs two values), --jobs at least 1")
     schemes = args.schemes or SCHEMES
     if args.schemes:
-        base = json.loads(args.out.read_text(encoding="utf-8"))
+        base = read_calibration(args.out)
+        if calibrated := sorted(set(args.schemes) & set(base["runs"])):
+            parser.error(f"{', '.join(calibrated)} already calibrated in {args.out}: --schemes adds schemes new to "
+                         "the code; to recalibrate one, rerun the full calibration")
         code = cache.code_digest(TRAINING_CODE)
         if code != base["training_code"] and code not in base.get("equivalent_training_code", {}):
             parser.error(f"today's training code {code[:12]} is not the calibrated one of {args.out}: certify it "

@@ -1,6 +1,6 @@
 """Independent seeds for the add-vs-concatenate toy (``heads.add_vs_concat`` in ``claims/test_heads.py``).
 
-The suite judges the mean over the run's 5 seeds (42 … 46 by default); this script trains the same
+The suite judges the mean over the run's 10 seeds (42 … 51 by default); this script trains the same
 configurations for seeds 1 … N, disjoint from them, and writes ``calibration/heads.json``: per seed the accuracy
 of adding and of each concatenation, and the mean and SD of each difference. A row whose expectation is changed
 to a finding cites these seeds, never the values it judges. Models go through the suite's cache (``--cache-dir``,
@@ -8,7 +8,7 @@ default ``$CLAIMS_CACHE_DIR`` or ``.cache/claims``); about 4 CPU-s per model.
 
 Usage, from the repository root::
 
-    python calibration/calibrate_heads.py [--seeds 5]
+    python calibration/calibrate_heads.py [--seeds 10]
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ from fixtures.heads import ADD, CALIBRATION, CONCAT, TRAINING_CODE, entry, initi
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=5, help="seeds 1 … N (default 5)")
+    parser.add_argument("--seeds", type=int, default=10, help="seeds 1 … N (default 10)")
     default_cache = os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims"
     parser.add_argument("--cache-dir", default=default_cache, help="weights cache (default: $CLAIMS_CACHE_DIR)")
+    parser.add_argument("--out", type=Path, default=CALIBRATION, help="where to write (default: calibration/heads.json)")
     args = parser.parse_args()
     if args.seeds < 2:
         parser.error("--seeds must be at least 2 (a spread needs two values)")
@@ -60,8 +61,8 @@ def main() -> None:
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
             "device": cache.describe_device(device), "training_code": cache.code_digest(TRAINING_CODE),
             "seeds": seeds, "accuracy": accuracy, "differences": differences}
-    write_text_atomic(CALIBRATION, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {CALIBRATION}: " + "; ".join(f"{k} {v['mean']:+.2f} ± {v['sd']:.2f} pp" for k, v in differences.items()),
+    write_text_atomic(args.out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {args.out}: " + "; ".join(f"{k} {v['mean']:+.2f} ± {v['sd']:.2f} pp" for k, v in differences.items()),
           file=sys.stderr)
 
 

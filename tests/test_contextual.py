@@ -123,12 +123,27 @@ def test_contextual_claims_run_on_given_weights(pytester: pytest.Pytester, monke
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     shutil.copy(ROOT / "claims" / "test_gpt2_contextual.py", pytester.path)
-    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    shape = "\nimport fixtures.embeddings\nfixtures.embeddings.GPT2_SMALL = " + repr(
+        {"n_layer": TINY["n_layer"], "n_head": TINY["n_head"], "n_embd": TINY["n_embd"], "n_positions": 1024})
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + shape)  # the tiny model's shape
     pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-gpt2-dir={tiny_dir}", "-k", "not untrained")
     rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
     assert len(rows) == 6 and {r["verdict"] for r in rows.values()} <= {"holds", "refuted", "inconclusive"}
     assert rows["gpt2.bank_senses[one_point]"]["measured"] == [1, 0.0]
     assert rows["gpt2.bank_senses[one_point]"]["as_expected"] is True
+
+
+def test_a_model_of_another_shape_is_not_gpt2(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                              tiny_dir: Path) -> None:
+    """A named directory with a smaller GPT-2 errors the rows (it would otherwise be judged as GPT-2 small)."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    pytester.makepyfile("def test_needs_gpt2(gpt2_model):\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--no-claims-report",
+                                           f"--claims-gpt2-dir={tiny_dir}")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*not GPT-2 small: n_layer = 2 (GPT-2 small: 12)*"])
 
 
 # --- the texts ---------------------------------------------------------------------------------------
