@@ -32,6 +32,7 @@ from fixtures.analogy import (
     token_id,
 )
 from fixtures.declare import Case, at_least, at_most, claim, close, exact
+from fixtures.relatedness import BOOTSTRAP_RESAMPLES
 from fixtures.skipgram import SkipGram, SkipGramConfig, sample_batch, time_step
 from fixtures.stemming import strip_particle
 
@@ -44,7 +45,6 @@ POST_NEIGHBOURS = {
     "조선": ["후기", "조정", "고려", "국왕", "장악", "국가"],
     "전쟁": ["명나라", "산업", "있던", "일본", "전투", "대첩"],
 }
-BOOTSTRAP_RESAMPLES = 4000  # resamples of pairs or step times: the SE estimate itself varies by ~1 %
 # The 10 sections of word_analogy_korean.txt (names as in the file, 'conturies' sic).
 ANALOGY_SECTIONS = {
     "sem1_capital-conturies": "capital : country (아테네 : 그리스)",

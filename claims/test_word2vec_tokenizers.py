@@ -4,8 +4,7 @@ Post A, exp. 1 (1), its remark on tokenisation: 'tiktoken과 같은 byte pair를
 word2vec이 잘 보이지 않습니다 … 제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나'. The same
 loop (post A's protocol, seed, steps and vocabulary cut) is trained on the same text cut three ways
 (``fixtures/segmenters.py``): post A's particle-stripped stems, GPT-2's byte-level BPE and Kiwi's content
-morphemes (Kiwi's particles and endings dropped, as the stripper drops particles; with them kept, a first run
-gave ρ(Kiwi) − ρ(stems) = −0.14, inconclusive, its neighbour lists full of particles and endings). Each
+morphemes (particles and endings dropped, as the stripper drops particles; the claim's deviation says why). Each
 table is judged as ``w2v.ws353`` judges the stems: Spearman ρ between cosine and the human score of the Korean
 WS-353, here on the pairs that both compared tables cover, so the two ρ are over the same pairs. A word made of
 several tokens is the mean of their rows (a byte-level BPE splits a Hangul syllable into up to three byte
@@ -22,7 +21,6 @@ from fixtures.segmenters import SegmenterUnavailable
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
-BOOTSTRAP_RESAMPLES = 4000  # as w2v.ws353: the SE estimate itself varies by ~1 %
 QUERIES = ("물리학", "음악", "조선", "전쟁")  # post A's neighbour queries, shown for each table
 
 
@@ -82,7 +80,7 @@ def test_tokenizer_choice(verify, word2vec, ws353, segmenter, seed):
     stems = WordList(word2vec.corpus.vocab, name="the skip-gram vocabulary", hint="particle-stripped stems")
     tables = {"stems": (word2vec.model("trained").w_in, stems), segmenter: (own, vocab)}
     first, second = ("stems", segmenter) if segmenter == "gpt2_bpe" else (segmenter, "stems")
-    result = rho_difference(tables, ws353, first, second, seed=seed, resamples=BOOTSTRAP_RESAMPLES)
+    result = rho_difference(tables, ws353, first, second, seed=seed)
     details = {"pairs both cover": f"{result['n']} of {len(ws353)}", "ρ on those pairs": result["rho"],
                "pairs each covers alone": result["own coverage"],
                "95 % interval (bootstrap BCa)": result["interval"],
