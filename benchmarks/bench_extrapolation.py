@@ -3,8 +3,8 @@
 Both sides run post A's protocol (exp. 3 ``pe_probe.py --exp extrapolate``) for the post's three schemes
 and seed 42: the same initial weights, batches and evaluation batches. The plain side is the post's
 loop as written: global generator, the step-by-step forward (:meth:`ExtrapolationModel.forward_plain`),
-torch's default thread count. The fixture side is :class:`fixtures.extrapolation.ExtrapolationLab` on
-a fresh cache (the cold path: train, store, load, evaluate). Schemes alternate between the two sides,
+torch's default thread count. The fixture side is :class:`llm_claims_lab.extrapolation.runs.ExtrapolationLab`
+on a fresh cache (the cold path: train, store, load, evaluate). Schemes alternate between the two sides,
 so that load from other processes falls on both. Prints wall seconds per side, their ratio, and the
 accuracies each side measured (equal up to float rounding of the reassociated sums).
 
@@ -18,19 +18,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 import tempfile
 import time
 import uuid
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import torch
+import torch.nn.functional as F
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from fixtures.cache import WeightCache  # noqa: E402
-from fixtures.extrapolation import POST_SCHEMES, ExtrapolationConfig, ExtrapolationLab, ExtrapolationModel  # noqa: E402
+from llm_claims_lab.cache import WeightCache
+from llm_claims_lab.extrapolation import POST_SCHEMES, ExtrapolationConfig, ExtrapolationLab, ExtrapolationModel
 
 
 @torch.no_grad()

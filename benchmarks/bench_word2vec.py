@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_word2vec.py [--steps 500] [--device cpu]``. All variants run in this one
 process, interleaved over ``--rounds`` rounds, at post A's settings (B=1024, D=100, 8 negatives, V=10,000
-on the Korean Wikipedia corpus of fixtures/data.py, fetched on first use); the printed ratios are medians
+on the Korean Wikipedia corpus of llm_claims_lab/data.py, fetched on first use); the printed ratios are medians
 over rounds. Also reports how far the fused optimizer's tables drift from the plain one's after ``--steps``
 steps (float rounding only).
 """
@@ -11,23 +11,20 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fixtures.corpus import build_corpus  # noqa: E402
-from fixtures.data import Store, data_dir, mirror
-from fixtures.skipgram import SkipGramConfig, train  # noqa: E402
+from llm_claims_lab.corpus import build_corpus
+from llm_claims_lab.data import Store, data_dir, mirror
+from llm_claims_lab.skipgram import SkipGramConfig, train
 
 
-def post_loop(ids: torch.Tensor, vocab_size: int, steps: int, device: torch.device) -> torch.Tensor:
-    """Post A's ``word2vec_zero.py`` loop, written plainly (its settings, its draws)."""
-    torch.manual_seed(42)
+def post_loop(ids: torch.Tensor, vocab_size: int, steps: int, device: torch.device, seed: int) -> torch.Tensor:
+    """Post A's ``word2vec_zero.py`` loop, written plainly (its settings, its draws; ``seed``: post A's is 42)."""
+    torch.manual_seed(seed)
     w_in, w_out = nn.Embedding(vocab_size, 100).to(device), nn.Embedding(vocab_size, 100).to(device)
     opt = torch.optim.Adam(list(w_in.parameters()) + list(w_out.parameters()), lr=2e-3)
     ids = ids.to(device)
@@ -51,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=42, help="seed of both loops (default: post A's 42)")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
     device = torch.device(args.device)
@@ -58,10 +56,10 @@ def main() -> None:
     vocab_size = len(data.vocab)
 
     def fixture(optimizer: str) -> torch.Tensor:
-        cfg = SkipGramConfig(steps=args.steps, optimizer=optimizer)
+        cfg = SkipGramConfig(steps=args.steps, optimizer=optimizer, seed=args.seed)
         return train(data.ids, vocab_size, cfg, device)[0].w_in.weight.detach()
 
-    variants = {"post loop": lambda: post_loop(data.ids, vocab_size, args.steps, device),
+    variants = {"post loop": lambda: post_loop(data.ids, vocab_size, args.steps, device, args.seed),
                 "fixture adam": lambda: fixture("adam"), "fixture adam-fused": lambda: fixture("adam-fused")}
     times: dict[str, list[float]] = {name: [] for name in variants}
     tables: dict[str, torch.Tensor] = {}

@@ -1,11 +1,12 @@
 """Calibrate the length-extrapolation claims: run post A's protocol for many seeds and keep every value.
 
 Writes ``calibration/extrapolation.json``: for each scheme and seed, the values the claims measure
-(:func:`fixtures.extrapolation.measures`: accuracy at 20, 40 and 80, on seen and new positions, each with
-its evaluation noise, attention on the right neighbour, the positional peak gap), and per quantity the
-two noise components: evaluation (the standard error over the independent evaluation sequences, RMS
-over seeds) and seed (what the spread over seeds has beyond it). ``claims/test_extrapolation.py``
-takes each stochastic row's noise from these values (:class:`fixtures.extrapolation.Calibration`).
+(:func:`llm_claims_lab.extrapolation.evaluation.measures`: accuracy at 20, 40 and 80, on seen and new
+positions, each with its evaluation noise, attention on the right neighbour, the positional peak gap), and per
+quantity the two noise components (:func:`llm_claims_lab.stats.noise_components`): evaluation (the standard
+error over the independent evaluation sequences, RMS over seeds) and seed (what the spread over seeds has beyond
+it). ``claims/test_extrapolation*.py`` take each stochastic row's noise from these values
+(:class:`llm_claims_lab.extrapolation.calibration.Calibration`).
 
 Seeds ``1 … N`` are disjoint from the suite's default seed 42, so no noise estimate depends on the
 value it judges. The two ALiBi schemes cost 4× per step (8 heads) and run the first ``--alibi-seeds``
@@ -33,23 +34,18 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
-import math
 import os
-import statistics
 import subprocess
 import sys
 import uuid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import torch
 
-import torch  # noqa: E402
-
-from fixtures import cache  # noqa: E402
-from fixtures.atomic import write_text_atomic  # noqa: E402
-from fixtures.devices import pin_cuda_numerics  # noqa: E402
-from fixtures.extrapolation import (  # noqa: E402
+from llm_claims_lab import cache
+from llm_claims_lab.atomic import write_text_atomic
+from llm_claims_lab.devices import pin_cuda_numerics
+from llm_claims_lab.extrapolation import (
     CONTROL_SCHEMES,
     EVAL_SEQUENCES,
     SCHEMES,
@@ -60,6 +56,9 @@ from fixtures.extrapolation import (  # noqa: E402
     calibration_path,
     measures,
 )
+from llm_claims_lab.stats import noise_components
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _lab(args: argparse.Namespace, sweep: tuple[str, ...] = ()) -> ExtrapolationLab:
@@ -70,17 +69,6 @@ def _lab(args: argparse.Namespace, sweep: tuple[str, ...] = ()) -> Extrapolation
 
     weights = cache.WeightCache(Path(args.cache_dir), run_id=args.run_id, say=say)
     return ExtrapolationLab(weights, torch.device(args.device), sweep=sweep)
-
-
-def noise_components(values: list[float], eval_se: list[float] | None) -> dict[str, float]:
-    """``sd`` (sample SD over seeds: one run's total noise), ``eval_sd`` (RMS of the per-seed evaluation
-    standard errors) and ``seed_sd`` (``√max(sd² − eval_sd², 0)``), all in the value's unit."""
-    sd = statistics.stdev(values)
-    out = {"n": len(values), "mean": statistics.fmean(values), "sd": sd}
-    if eval_se is not None:
-        ev = math.sqrt(sum(e * e for e in eval_se) / len(eval_se))
-        out |= {"eval_sd": ev, "seed_sd": math.sqrt(max(sd * sd - ev * ev, 0.0))}
-    return out
 
 
 def _result_path(args: argparse.Namespace, scheme: str, seed: int) -> Path:
@@ -113,7 +101,7 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
     """Certify that today's training code trains the same weights as the code the calibration was measured
     under: for every scheme, ``seed``'s training as the suite runs it (the steps sweep's 6000 steps for a swept
     scheme), from the recorded code (found in the cache) and from today's (trained if absent), must give
-    bit-identical weights at every checkpoint (:func:`fixtures.cache.tensors_digest`). On success today's code
+    bit-identical weights at every checkpoint (:func:`llm_claims_lab.cache.tensors_digest`). On success today's code
     digest is added to the file's ``equivalent_training_code`` with the evidence; otherwise exits naming the
     schemes that differ (then recalibrate). With seed 42 the training is the suite's own, so it costs nothing
     extra."""
@@ -233,7 +221,7 @@ def main() -> None:
                      file=sys.stderr)
     data = {
         "about": "Per-seed values of post A's length-extrapolation protocol and their noise components; the "
-                 "noise of the stochastic rows of claims/test_extrapolation.py comes from here. Regenerate "
+                 "noise of the stochastic rows of claims/test_extrapolation*.py comes from here. Regenerate "
                  "with: python calibration/calibrate_extrapolation.py --seeds N --jobs J",
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "torch": torch.__version__,

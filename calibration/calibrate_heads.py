@@ -22,14 +22,14 @@ import sys
 import uuid
 from pathlib import Path
 
+import torch
+
+from llm_claims_lab import cache
+from llm_claims_lab.atomic import write_text_atomic
+from llm_claims_lab.heads import ADD, CALIBRATION, CONCAT, TRAINING_CODE, entry, initial_model, measure
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-import torch  # noqa: E402
-
-from fixtures import cache  # noqa: E402
-from fixtures.atomic import write_text_atomic  # noqa: E402
-from fixtures.heads import ADD, CALIBRATION, CONCAT, TRAINING_CODE, entry, initial_model, measure  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -56,7 +56,7 @@ def main() -> None:
         d = [c - a for a, c in zip(accuracy["add"], accuracy[name])]
         differences[f"{name} − add"] = {"per_seed": [round(v, 4) for v in d], "mean": statistics.fmean(d),
                                         "sd": statistics.stdev(d)}
-    data = {"about": "Accuracy (%) of the add-vs-concatenate toy (fixtures/heads.py) for seeds disjoint from the "
+    data = {"about": "Accuracy (%) of the add-vs-concatenate toy (llm_claims_lab/heads.py) for seeds disjoint from the "
                      "suite's; regenerate with python calibration/calibrate_heads.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
             "device": cache.describe_device(device), "training_code": cache.code_digest(TRAINING_CODE),

@@ -1,10 +1,11 @@
 """Seed noise of the probes of post A's relative bias (``extrap.relative_errors_from_unseen_offsets``,
-``extrap.relative_bias_table`` in ``claims/test_extrapolation.py``).
+``extrap.relative_bias_table`` in ``claims/test_extrapolation_mechanisms.py``).
 
 Writes ``calibration/relative_bias.json``: for each calibration seed of the ``relative`` scheme (the seeds of
 ``calibration/extrapolation.json``, never the suite's 42) the trained bias at offsets −1, +1, ±5 and the offset
 where it peaks, and the accuracy at 20 and at 40 with every key at ``|j − i| ≥ train_len`` removed from the
-attention (:func:`fixtures.extrapolation.correct_with_offsets_masked`), and per quantity the SD over seeds.
+attention (:func:`llm_claims_lab.extrapolation.evaluation.correct_with_offsets_masked`), and per quantity the SD
+over seeds.
 Nothing is trained when the cache holds the calibration's own weights (the runs behind
 ``calibration/extrapolation.json``, trained under its ``training_code``); otherwise each seed's protocol run
 is trained with today's code (about a minute each on one core). Evaluation only: about 5 s per seed.
@@ -21,20 +22,17 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import statistics
 import sys
 import uuid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import torch
 
-import torch  # noqa: E402
-
-from fixtures import cache  # noqa: E402
-from fixtures.atomic import write_text_atomic  # noqa: E402
-from fixtures.extrapolation import (  # noqa: E402
+from llm_claims_lab import cache
+from llm_claims_lab.atomic import write_text_atomic
+from llm_claims_lab.extrapolation import (
     CALIBRATION,
+    RELATIVE_PROBES,
     EVAL_SEQUENCES,
     TRAINING_CODE,
     ExtrapolationLab,
@@ -42,8 +40,10 @@ from fixtures.extrapolation import (  # noqa: E402
     initial_model,
     relative_bias_probes,
 )
+from llm_claims_lab.stats import summary
 
-OUT = ROOT / "calibration" / "relative_bias.json"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = RELATIVE_PROBES
 
 
 def masked_probes(model, seed: int) -> dict[str, float]:
@@ -80,8 +80,7 @@ def main() -> None:
         runs[seed] = relative_bias_probes(bias, c.max_len, c.train_len) | masked_probes(model, seed)
         print(f"seed {seed}: {runs[seed]}", file=sys.stderr, flush=True)
     quantities = list(next(iter(runs.values())))
-    noise = {q: {"n": len(runs), "mean": statistics.fmean(r[q] for r in runs.values()),
-                 "sd": statistics.stdev(r[q] for r in runs.values())} for q in quantities}
+    noise = {q: summary([r[q] for r in runs.values()]) for q in quantities}
     data = {"about": "Per-seed probes of post A's trained relative bias (scheme 'relative', protocol of "
                      "calibration/extrapolation.json) and their SD over seeds: the noise of "
                      "extrap.relative_errors_from_unseen_offsets and extrap.relative_bias_table. Regenerate with: "

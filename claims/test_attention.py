@@ -4,13 +4,13 @@ Post A, "위치: 순환을 버린 대가" (ref. part 5); post B, "position 정�
 "요즘 모델은 RoPE를 더 많이 쓴다", figure 3.
 """
 
-import pytest
 import torch
 
-from fixtures.attention import SingleHeadSelfAttention
-from fixtures.declare import Case, at_least, at_most, claim, exact
-from fixtures.positional import (ALiBiBias, LearnedPositionalEmbedding, RelativePositionBias, apply_rope,
+from llm_claims_lab.attention import SingleHeadSelfAttention
+from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
+from llm_claims_lab.positional import (ALiBiBias, LearnedPositionalEmbedding, RelativePositionBias, apply_rope,
                                  relative_offsets, sinusoidal_table)
+from llm_claims_lab.stats import standard_error
 
 FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values; a position-dependent "
                               "computation differs by O(0.1–10)")
@@ -37,7 +37,6 @@ FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values;
                           "equivariance, so the measure can see order when there is order to see"),
     },
 )
-@pytest.mark.parametrize("case", ["without_pe", "with_sinusoidal_pe"])
 def test_order_blind_without_pe(verify, case, generator):
     attn = SingleHeadSelfAttention(128, generator=generator).double()
     x = torch.randn(4, 10, 128, generator=generator, dtype=torch.float64)  # [B, T, D] token embeddings
@@ -71,7 +70,6 @@ def test_order_blind_without_pe(verify, case, generator):
                           "else the other case holds trivially (e.g. no rotation at all)"),
     },
 )
-@pytest.mark.parametrize("case", ["same_offset_spread", "varies_with_offset"])
 def test_rope_score_depends_only_on_offset(verify, case, generator):
     q, k = torch.randn(2, 64, generator=generator, dtype=torch.float64)  # [D] each
     positions = torch.arange(64)
@@ -137,9 +135,8 @@ STRADDLE_SOURCE = ("arithmetic: a pair that straddles the inserted token is one 
                  "front cases are unchanged (same draws, same values) and mid-sentence cases are added: pairs "
                  "after the insertion (the post's claim) and, beyond the post, pairs that straddle it",
 )
-@pytest.mark.parametrize("scheme", SCHEMES + [f"mid_{s}" for s in SCHEMES]
-                         + ["mid_straddling_relative_bias", "mid_straddling_rope"])
-def test_relative_survives_insertion(verify, scheme, generator):
+def test_relative_survives_insertion(verify, case, generator):
+    scheme = case  # the case id names the scheme and where the token is inserted
     d_model, seq_len = 64, 6
     attn = SingleHeadSelfAttention(d_model, generator=generator).double()
     tok_emb = torch.randn(50, d_model, generator=generator, dtype=torch.float64)  # [V, D]
@@ -254,8 +251,6 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
                           "unchanged, so score(g) has one distribution at every gap: ratio 1"),
     },
 )
-@pytest.mark.parametrize("case", ["alibi", "rope_q_equals_k_ones", "rope_q_equals_k_random",
-                                  "rope_q_equals_k_peak_at_gap0", "rope_random_qk"])
 def test_score_decreases_with_distance(verify, case, generator):
     if case == "alibi":
         bias = ALiBiBias(8, direction=None)(DECAY_GAPS, DECAY_GAPS)[:, 0].double()  # [H, G]: key at distance g
@@ -287,49 +282,6 @@ def test_score_decreases_with_distance(verify, case, generator):
             per_draw = scores[:, g + 1] - scores[:, g]  # [N]
             details["draws whose own score never rises"] = int(((scores[:, 1:] - scores[:, :-1]) <= 1e-9)
                                                                .all(1).sum())
-            verify(rise[g].item(), noise=(per_draw.std() / n ** 0.5).item(), details=details)
+            verify(rise[g].item(), noise=standard_error(per_draw.std(), n).item(), details=details)
         else:
             verify(rise[g].item(), details=details)
-
-
-SENTENCE, WITH_JEONGMAL, VERB = "나는 오늘 밥을 먹었다", "나는 정말 오늘 밥을 먹었다", "먹었다"  # post B's example
-
-
-@claim(
-    id="pos.insertion_example_positions",
-    source="Post B, after figure 3 ('먹었다는 4번 위치에 있을 수 있다', '5번 위치로 밀린다'); post B, '공식 읽기' "
-           "('첫 번째 토큰이면 0')",
-    statement="Post B's example puts 먹었다 at position 4, then 5 once 정말 is inserted; its own rule numbers the "
-              "first token 0. Measured with one token per eojeol (the example's words).",
-    post_value=[4, 5], unit="(position of 먹었다 before, after)",
-    tolerance=exact("positions are integers"),
-    kind="post",
-    cases={
-        "zero_based": Case(
-            statement="counting from 0, post B's rule: [position before, after].", expect="refuted",
-            expect_source="arithmetic: 먹었다 is the 4th of 나는 오늘 밥을 먹었다, so position 3 when the first token "
-                          "is 0 ('첫 번째 토큰이면 0'), then 4"),
-        "one_based": Case(
-            statement="counting from 1, which post B allows ('1부터 시작할 수도 있지만'): [before, after].",
-            expect_source="arithmetic: the 4th token is 4 when counting from 1, then 5: the post's numbers are the "
-                          "1-based count"),
-        "shift_gpt2_bpe": Case(
-            statement="under GPT-2's byte-level BPE, inserting ' 정말' moves the verb's first token by the token "
-                      "count of ' 정말', not by one as post B's 4 → 5.",
-            post_value=1, unit="positions moved (post B: 4 → 5)",
-            tolerance=at_least(2, "more than the one position of post B's example"),
-            expect_source="post A, exp. 2: Korean is not single tokens but byte fragments in GPT-2's vocabulary "
-                          "('바이트 파편'): 정 and 말 are three UTF-8 bytes each"),
-    },
-)
-@pytest.mark.parametrize("case", ["zero_based", "one_based", "shift_gpt2_bpe"])
-def test_insertion_example_positions(verify, case, request):
-    if case == "shift_gpt2_bpe":
-        tok = request.getfixturevalue("gpt2_tokenizer")
-        start = [len(tok.encode(text[:text.index(" " + VERB)])) for text in (SENTENCE, WITH_JEONGMAL)]
-        verify(start[1] - start[0], details={"verb's first token, before and after": start,
-                                             "tokens of ' 정말'": len(tok.encode(" 정말")),
-                                             "tokenizer": tok.source})
-        return
-    base = 0 if case == "zero_based" else 1
-    verify([text.split().index(VERB) + base for text in (SENTENCE, WITH_JEONGMAL)])

@@ -9,11 +9,12 @@ import pytest
 import torch
 from transformers import GPT2Config, GPT2Model
 
-from fixtures.analogy import share_at_least
-from fixtures.contextual import (MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, heads_at_least, overlap,
+from llm_claims_lab.analogy import share_at_least
+from llm_claims_lab.contextual import (MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, heads_at_least, overlap,
                                  passage_masses, principal_cosines, random_overlaps, sense_split, sense_split_sd,
                                  smallest_angle, variance_components, word_states)
-from fixtures.declare import Case, at_least, at_most, claim, exact
+from llm_claims_lab.stats import standard_error
+from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
 
 BOOTSTRAP = 1000  # resamplings of the sentences behind the noise of gpt2.bank_senses[last_layer]
 RANDOM_SUBSPACES = 2000  # draws of the random baseline of gpt2.wte_wpe_subspaces[vs_random]
@@ -57,7 +58,6 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
                           "layers give the most context-specific representations"),
     },
 )
-@pytest.mark.parametrize("case", ["one_point", "last_layer"])
 def test_bank_senses(verify, gpt2_model, bank_states, generator, case):
     states, ids, positions = bank_states  # [L + 1, N, D]
     details = {"token ids of ' bank'": sorted(set(ids)), "positions": sorted(set(positions)),
@@ -131,8 +131,6 @@ KEYS = {"previous_token": "previous", "first_token": "first"}
             kind="control", expect="refuted", expect_source=UNTRAINED),
     },
 )
-@pytest.mark.parametrize("case", ["previous_token", "first_token", "previous_token-untrained",
-                                  "first_token-untrained"])
 def test_positional_heads(verify, request, device, case):  # device: the row records where it was measured
     key, _, untrained = case.partition("-")
     source, masses = request.getfixturevalue("untrained_masses" if untrained else "trained_masses")  # [N, L, H]
@@ -142,7 +140,8 @@ def test_positional_heads(verify, request, device, case):  # device: the row rec
     details = {f"heads ≥ {HEAD_BAR} (layer.head)": heads_at_least(mean, HEAD_BAR), "largest": f"{layer}.{head}",
                "largest mean mass on the query itself": round(masses["self"].mean(0).max().item(), 3),
                "weights": source}
-    verify(mean[layer, head].item(), noise=(per_passage.std() / len(PASSAGES) ** 0.5).item(), details=details)
+    verify(mean[layer, head].item(), noise=standard_error(per_passage.std(), len(PASSAGES)).item(),
+           details=details)
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +188,6 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
                           "(james-simon.github.io): wpe learned roughly orthogonal to wte"),
     },
 )
-@pytest.mark.parametrize("case", ["smallest_angle", "vs_random"])
 def test_wte_wpe_subspaces(verify, gpt2_model, table_subspaces, generator, case):
     positions, cosines = table_subspaces  # [D, K], [K]
     d, k = positions.shape

@@ -6,11 +6,10 @@ excluded. Tokens are compared as their Python repr, as the post prints them, so 
 stay apart. Without GPT-2's weights every row is skipped with the way to provide them.
 """
 
-import pytest
 
-from fixtures.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
+from llm_claims_lab.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
                               direction_cosine, listing, random_pair_cosines, share_at_least, token_id)
-from fixtures.declare import Case, at_least, at_most, claim, close, exact
+from llm_claims_harness.declare import Case, at_least, at_most, claim, close, exact
 
 POST_A = "Post A, exp. 2 'gpt2_arith.py'"
 
@@ -65,9 +64,6 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
         verify([scores[token_id(emb.vocab, t)].item() for t, _ in post], details=details)
 
 
-ANALOGY_QUANTITIES = ["top1", "top5", "cosines"]
-
-
 @claim(
     id="gpt2.wte_shape",
     source=POST_A + " ('50,257 × 768')",
@@ -82,23 +78,20 @@ def test_wte_shape(verify, gpt2_wte):
 
 
 @_analogy_claim("king_man_woman", "king − man + woman lands nearest to ' queen' in GPT-2's wte.")
-@pytest.mark.parametrize("quantity", ANALOGY_QUANTITIES)
-def test_king_man_woman(verify, gpt2_wte, quantity):
-    _verify_analogy(verify, gpt2_wte, "king_man_woman", quantity)
+def test_king_man_woman(verify, gpt2_wte, case):
+    _verify_analogy(verify, gpt2_wte, "king_man_woman", case)
 
 
 @_analogy_claim("paris_france_korea", "Paris − France + Korea lands nearest to ' Korean', with ' Seoul' "
                                       "second (a nationality/capital analogy).")
-@pytest.mark.parametrize("quantity", ANALOGY_QUANTITIES)
-def test_paris_france_korea(verify, gpt2_wte, quantity):
-    _verify_analogy(verify, gpt2_wte, "paris_france_korea", quantity)
+def test_paris_france_korea(verify, gpt2_wte, case):
+    _verify_analogy(verify, gpt2_wte, "paris_france_korea", case)
 
 
 @_analogy_claim("bigger_big_small", "bigger − big + small lands nearest to ' smaller' (a comparative "
                                     "analogy).")
-@pytest.mark.parametrize("quantity", ANALOGY_QUANTITIES)
-def test_bigger_big_small(verify, gpt2_wte, quantity):
-    _verify_analogy(verify, gpt2_wte, "bigger_big_small", quantity)
+def test_bigger_big_small(verify, gpt2_wte, case):
+    _verify_analogy(verify, gpt2_wte, "bigger_big_small", case)
 
 
 @claim(
@@ -155,8 +148,6 @@ def test_inputs_not_excluded(verify, gpt2_wte):
               "control's expectation (not above chance) is GloVe's result, to be confirmed with GPT-2's "
               "weights.",
 )
-@pytest.mark.parametrize("case", [*(f"{n}-vs_post" for n in POST_A_DIRECTIONS), "above_control",
-                                  *(f"{n}-above_chance" for n in POST_A_DIRECTIONS)])
 def test_gender_direction(verify, gpt2_wte, case, generator):
     table, vocab = gpt2_wte.table, gpt2_wte.vocab
     cosines = {name: direction_cosine(table, vocab, *words) for name, (words, _) in POST_A_DIRECTIONS.items()}

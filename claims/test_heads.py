@@ -2,24 +2,23 @@
 
 Post B, '위치는 왜 embedding에 더해도 되는가' (some heads react to meaning, others to position); post A, '더할 것인가,
 이어붙일 것인가' (adding is harmless because training puts position and meaning in different subspaces). A
-one-layer, two-head attention model (``fixtures/heads.py``: D = 32, T = 16, 72 tokens, 500 Adam steps) is trained
+one-layer, two-head attention model (``llm_claims_lab/heads.py``: D = 32, T = 16, 72 tokens, 500 Adam steps) is trained
 on a task that needs a positional lookup (the previous token) and a content lookup (the value stored under the
 query's key), for 10 seeds from the run's seed, and measured on held-out sequences. Each value is the mean over
-the seeds; its noise is their standard error widened to a t-interval (:func:`mean_and_noise`).
+the seeds; its noise is their standard error widened to a t-interval
+(:func:`llm_claims_lab.stats.mean_and_t_noise`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import statistics
 
-import pytest
-from scipy import stats
 
-from fixtures.declare import Case, at_least, at_most, claim
-from fixtures.heads import ADD, CALIBRATION, CONCAT, CONTROL, SPECIALISATION, HeadsLab, initial_model, \
+from llm_claims_harness.declare import Case, at_least, at_most, claim
+from llm_claims_lab.heads import ADD, CALIBRATION, CONCAT, CONTROL, SPECIALISATION, HeadsLab, initial_model, \
     specialisation, subspace_angle
+from llm_claims_lab.stats import mean_and_t_noise
 
 DEVIATION = ("a toy, not a trained LLM: D = 32, T = 16, 72 tokens, one attention layer whose two heads each read "
              "the whole width (two SingleHeadSelfAttention of D × D, outputs concatenated), 500 Adam steps "
@@ -37,14 +36,6 @@ CONTROL_SOURCE = ("control's design: the positional task's two targets are the t
 
 _CAL = json.loads(CALIBRATION.read_text(encoding="utf-8"))
 _FULL = {**_CAL["differences"]["concat_full − add"], "seeds": "seeds {}–{}".format(_CAL["seeds"][0], _CAL["seeds"][-1])}
-
-
-def mean_and_noise(values: list[float]) -> tuple[float, float]:
-    """Mean over seeds and its noise: the standard error (sample SD / √n) scaled by t₀.₉₉₈₆₅(n − 1) / 3, so that
-    the harness's 3-noise decision band is the 99.7 % t-interval of a mean whose SD comes from n seeds alone
-    (with 10 seeds, × 1.36)."""
-    n = len(values)
-    return statistics.fmean(values), statistics.stdev(values) / math.sqrt(n) * stats.t.ppf(0.99865, n - 1) / 3
 
 
 @claim(
@@ -75,15 +66,13 @@ def mean_and_noise(values: list[float]) -> tuple[float, float]:
             kind="control", expect_source=CONTROL_SOURCE + ": two positional lookups, one per head"),
     },
 )
-@pytest.mark.parametrize("case", ["positional_head", "content_head", "control_content_head",
-                                  "control_both_positional"])
 def test_positional_vs_content(verify, case, heads_lab: HeadsLab):
     config = SPECIALISATION if case in ("positional_head", "content_head") else CONTROL
     measures = heads_lab.measures(config)
     per_seed = [specialisation(m) for m in measures]
     quantity = {"positional_head": "positional", "content_head": "content", "control_content_head": "content",
                 "control_both_positional": "least_positional"}[case]
-    value, noise = mean_and_noise([s[quantity] for s in per_seed])
+    value, noise = mean_and_t_noise([s[quantity] for s in per_seed])
     verify(value, noise=noise, details={
         "per seed": [round(s[quantity], 3) for s in per_seed],
         "per seed, per head: positional (offsets), content": [
@@ -131,11 +120,10 @@ def test_positional_vs_content(verify, case, heads_lab: HeadsLab):
     version_note="concat_full's expectation changed from the pre-registered 'holds' to the finding of the independent "
                  "calibration seeds (calibration/heads.json)",
 )
-@pytest.mark.parametrize("case", ["concat_half", "concat_full"])
 def test_add_vs_concat(verify, case, heads_lab: HeadsLab):
     add = [m.accuracy["mean"] for m in heads_lab.measures(ADD)]
     concat = [m.accuracy["mean"] for m in heads_lab.measures(CONCAT[case])]
-    value, noise = mean_and_noise([100 * (c - a) for a, c in zip(add, concat)])
+    value, noise = mean_and_t_noise([100 * (c - a) for a, c in zip(add, concat)])
     verify(value, noise=noise, details={"accuracy % per seed, add": [round(100 * a, 2) for a in add],
                                         f"accuracy % per seed, {case}": [round(100 * c, 2) for c in concat],
                                         "seeds": heads_lab.seeds})
@@ -168,12 +156,11 @@ SUBSPACE_SOURCE = ("post A: '고차원 공간에서는 학습이 위치 성분�
                                      "range from aligned (0°) to orthogonal (90°), not a drift")),
     },
 )
-@pytest.mark.parametrize("case", ["trained", "pushed_apart"])
 def test_subspaces(verify, case, heads_lab: HeadsLab):
     trained = [subspace_angle(m, K_DIRECTIONS) for m in heads_lab.models(ADD)]
     initial = [subspace_angle(initial_model(ADD, s), K_DIRECTIONS) for s in heads_lab.seeds]
     values = trained if case == "trained" else [t - i for t, i in zip(trained, initial)]
-    value, noise = mean_and_noise(values)
+    value, noise = mean_and_t_noise(values)
     verify(value, noise=noise, details={
         "trained, per seed (°)": [round(v, 1) for v in trained],
         "initial, per seed (°)": [round(v, 1) for v in initial],

@@ -10,8 +10,8 @@ import torch
 import transformers
 from transformers import BertConfig, BertModel, GPT2Config, GPT2Model, LlamaConfig, Qwen2Config
 
-from fixtures.configs import ConfigUnavailable, hub_config, rope_settings
-from fixtures.declare import Case, claim, exact
+from llm_claims_lab.configs import ConfigUnavailable, hub_config, rope_settings
+from llm_claims_harness.declare import Case, claim, exact
 
 OFFLINE = ("offline: the defaults of transformers' configuration classes (and tiny randomly initialised "
            "models built from them), not the hub's config.json, which is unreachable here")
@@ -48,7 +48,6 @@ def _runs(model: torch.nn.Module, seq_len: int) -> bool:
             post_value=[True, False]),
     },
 )
-@pytest.mark.parametrize("case", ["config_default", "learned_table", "input_past_512"])
 def test_bert_max_positions(verify, case):
     if case == "config_default":
         verify(BertConfig().max_position_embeddings, details={"transformers": transformers.__version__})
@@ -79,7 +78,6 @@ def test_bert_max_positions(verify, case):
             expect_source="Radford et al. 2019 (GPT-2), §2.3: the context size grows from 512 to 1024 tokens"),
     },
 )
-@pytest.mark.parametrize("case", ["learned", "rows"])
 def test_gpt2_learned_positions(verify, case):
     model = GPT2Model(GPT2Config(**TINY_GPT2))
     if case == "learned":
@@ -112,7 +110,6 @@ ROPE_SOURCE = ("post B ('RoPE 관련 설정', 'rope_theta, rope_scaling'): Qwen 
                           "setting there"),
     },
 )
-@pytest.mark.parametrize("case", ["llama_defaults", "qwen2_defaults", "gpt2_control"])
 def test_rope_settings(verify, case):
     config = {"llama_defaults": lambda: LlamaConfig(), "qwen2_defaults": lambda: Qwen2Config(),
               "gpt2_control": lambda: GPT2Config()}[case]()
@@ -162,7 +159,6 @@ def _hub_fields(name: str) -> tuple[dict, dict]:
                                    "tokens"),
     },
 )
-@pytest.mark.parametrize("case", ["bert", "gpt2"])
 def test_hub_positions(verify, case):
     fields, details = _hub_fields(case)
     verify(fields.get({"bert": "max_position_embeddings", "gpt2": "n_positions"}[case]), details=details)
@@ -193,7 +189,6 @@ def test_hub_positions(verify, case):
                           "setting there"),
     },
 )
-@pytest.mark.parametrize("case", ["llama", "qwen2", "gpt2_control"])
 def test_hub_rope_settings(verify, case):
     fields, details = _hub_fields(case.removesuffix("_control"))
     settings = rope_settings(fields)

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from fixtures.declare import at_least, claim
+from llm_claims_harness.declare import at_least, claim
 
 VOCAB, DIM, BATCH, NEGATIVES = 10_000, 100, 1024, 8  # post A, word2vec_zero.py
 

@@ -5,11 +5,10 @@ Post A, exp. 1 (1) "교착어의 특성을 제거하기 위하여 조사부분 �
 
 import collections
 
-import pytest
 
-from fixtures.analogy import POST_A_ANALOGIES, POST_A_DIRECTIONS
-from fixtures.declare import Case, at_least, at_most, claim, close, exact
-from fixtures.stemming import PARTICLES, strip_particle
+from llm_claims_lab.analogy import POST_A_ANALOGIES, POST_A_DIRECTIONS
+from llm_claims_harness.declare import Case, at_least, at_most, claim, close, exact
+from llm_claims_lab.stemming import PARTICLES, strip_particle
 
 KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; ASCII ids for pytest
 
@@ -24,24 +23,22 @@ KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; 
     expect_source="post A, end of exp. 2: 'GPT-2 어휘에서 한국어는 단일 토큰이 아니라 바이트 파편이기 때문입니다' "
                   "(in GPT-2's vocabulary Korean is byte fragments, not single tokens)",
     cases={
-        **{f"{key}-token_count": Case(statement=f"' {w}' (with GPT-2's leading space) takes ≥ 2 tokens.")
+        **{f"{key}-token_count": Case(statement=f"' {w}' (with GPT-2's leading space) takes ≥ 2 tokens.",
+                                     params={"word": w, "quantity": "token_count"})
            for key, w in KOREAN_WORDS.items()},
         **{f"{key}-whole_text_tokens": Case(
             statement=f"share of the tokens of ' {w}' whose own decoding is valid text (no U+FFFD).",
-            tolerance=at_most(0.0, "a byte fragment of a 3-byte Hangul syllable cannot decode to text"))
+            tolerance=at_most(0.0, "a byte fragment of a 3-byte Hangul syllable cannot decode to text"),
+            params={"word": w, "quantity": "whole_text_tokens"})
            for key, w in KOREAN_WORDS.items()},
         "control-token_count": Case(
             statement="control: ' king' is one token (the tokenizer is GPT-2's).",
             post_value=1, tolerance=exact("a token count"), kind="control",
             expect_source="control's design: post A uses ' king' as one GPT-2 token in exp. 2; a tokenizer "
-                          "that splits it is not GPT-2's, and the Korean rows would prove nothing"),
+                          "that splits it is not GPT-2's, and the Korean rows would prove nothing",
+            params={"word": "king", "quantity": "token_count"}),
     },
 )
-@pytest.mark.parametrize(("word", "quantity"), [
-    *(pytest.param(w, q, id=f"{key}-{q}") for key, w in KOREAN_WORDS.items()
-      for q in ("token_count", "whole_text_tokens")),
-    pytest.param("king", "token_count", id="control-token_count"),
-])
 def test_gpt2_korean_is_bytes(verify, word, quantity, gpt2_tokenizer):
     ids = gpt2_tokenizer.encode(" " + word)
     pieces = [gpt2_tokenizer.decode([i]) for i in ids]
@@ -117,7 +114,7 @@ def test_gpt2_post_words_single_token(verify, gpt2_tokenizer):
                     "tokenizer": gpt2_tokenizer.source})
 
 
-# Post A's particle list (fixtures.stemming.PARTICLES, copied from its JOSA list), classified by Korean grammar.
+# Post A's particle list (llm_claims_lab.stemming.PARTICLES, copied from its JOSA list), classified by Korean grammar.
 PARTICLE_CLASSES = {
     "particle": ("에서는", "으로는", "에게는", "에서", "에게", "으로", "에는", "에도", "까지", "부터", "보다", "처럼",
                  "은", "는", "이", "가", "을", "를", "의", "에", "로", "과", "와", "도", "만"),
@@ -179,9 +176,8 @@ def _shared_share(a: list, b: list) -> float:
                           "is shared: 2·1/6 = 0.33 < 0.5"),
     },
 )
-@pytest.mark.parametrize("tokens", ["gpt2_bpe", "eojeol"])
-def test_example_sentences_share_tokens(verify, request, tokens):
-    if tokens == "eojeol":
+def test_example_sentences_share_tokens(verify, request, case):
+    if case == "eojeol":
         a, b = (s.split() for s in POST_B_SENTENCES)
         shown = {"tokens": [a, b]}
     else:

@@ -3,7 +3,7 @@
 Post A, exp. 1 (1), its remark on tokenisation: 'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런
 word2vec이 잘 보이지 않습니다 … 제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나'. The same
 loop (post A's protocol, seed, steps and vocabulary cut) is trained on the same text cut three ways
-(``fixtures/segmenters.py``): post A's particle-stripped stems, GPT-2's byte-level BPE and Kiwi's content
+(``llm_claims_lab/segmenters.py``): post A's particle-stripped stems, GPT-2's byte-level BPE and Kiwi's content
 morphemes (particles and endings dropped, as the stripper drops particles; the claim's deviation says why). Each
 table is judged as ``w2v.ws353`` judges the stems: Spearman ρ between cosine and the human score of the Korean
 WS-353, here on the pairs that both compared tables cover, so the two ρ are over the same pairs. A word made of
@@ -14,10 +14,10 @@ tokens; Kiwi splits 대한민국의 into 대한민국 + 의).
 import pytest
 import torch
 
-from fixtures.analogy import WordList, cosine, listing
-from fixtures.declare import Case, at_least, claim
-from fixtures.relatedness import rho_difference
-from fixtures.segmenters import SegmenterUnavailable
+from llm_claims_lab.analogy import WordList, cosine, listing
+from llm_claims_harness.declare import Case, at_least, claim
+from llm_claims_lab.relatedness import rho_difference
+from llm_claims_lab.segmenters import SegmenterUnavailable
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
@@ -70,8 +70,8 @@ CASES = {
               "particles: a first run that kept them gave ρ(Kiwi) − ρ(stems) = −0.14 (inconclusive), its neighbour "
               "lists full of particles and endings, a comparison of unlike token streams.",
 )
-@pytest.mark.parametrize("segmenter", list(CASES))
-def test_tokenizer_choice(verify, word2vec, ws353, segmenter, seed):
+def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
+    segmenter = case
     try:
         stream, vocab = word2vec.segmented(segmenter)
     except SegmenterUnavailable as exc:

@@ -1,4 +1,4 @@
-"""The trained-weights cache (fixtures/cache.py): train once, load after; safe, atomic,
+"""The trained-weights cache (llm_claims_lab/cache.py): train once, load after; safe, atomic,
 self-repairing storage; once per run across processes and pytest-xdist workers."""
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from fixtures.cache import Entry, WeightCache, code_digest, fingerprint, tensors_digest
+from llm_claims_lab.cache import Entry, WeightCache, code_digest, fingerprint, tensors_digest
+
+# the harness is the plugin of its entry point; the suite's options and device come from fixtures/
+SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -166,7 +169,8 @@ def test_processes_split_the_work_and_build_each_entry_once(tmp_path):
 
 XDIST_TEST = '''
 import pytest, time, torch
-from fixtures.cache import Entry
+from llm_claims_lab.cache import Entry
+
 
 def build(progress):
     time.sleep(1.0)
@@ -214,7 +218,7 @@ def _run_with_cache_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPat
                         path: Path) -> tuple[pytest.RunResult, str]:
     """A run naming ``path`` as the cache, by option or environment variable; also how messages name it."""
     monkeypatch.delenv("CLAIMS_CACHE_DIR", raising=False)
-    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makeconftest(SUITE_CONFTEST)
     pytester.makepyfile("def test_nothing():\n    pass\n")
     if how == "option":
         return pytester.runpytest(f"--claims-cache-dir={path}"), f"--claims-cache-dir={path}"

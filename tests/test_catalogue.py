@@ -6,10 +6,14 @@ from pathlib import Path
 
 import pytest
 
+# the harness is the plugin of its entry point; the suite's options and device come from fixtures/
+SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
+
 ROOT = Path(__file__).resolve().parents[1]
 
 TOY = '''
-from fixtures.declare import claim, exact
+from llm_claims_harness.declare import claim, exact
+
 
 @claim(id="toy.never_run", source="Post B, 'a section'", kind="post", expect_source="the post's sentence",
        statement="a claim whose test would fail", post_value=2, unit="tokens", tolerance=exact("integers"))
@@ -19,7 +23,7 @@ def test_never_run(verify):
 
 
 def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makeconftest(SUITE_CONFTEST)
     pytester.makepyfile(test_toy=TOY)
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue")
     assert result.ret == 0
@@ -31,7 +35,7 @@ def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
 
 def test_catalogue_takes_no_path_argument(pytester: pytest.Pytester) -> None:
     """A path after the flag is a test path to collect, never a file to overwrite."""
-    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makeconftest(SUITE_CONFTEST)
     target = pytester.makepyfile(test_toy=TOY)
     before = target.read_text(encoding="utf-8")
     assert pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue", str(target)).ret == 0
@@ -40,7 +44,7 @@ def test_catalogue_takes_no_path_argument(pytester: pytest.Pytester) -> None:
 
 
 def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makeconftest(SUITE_CONFTEST)
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue", "-n", "2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--claims-catalogue only collects; run it without -n*"])

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 MUTATIONS = {
     # [sin | cos] concatenated instead of interleaved
-    "concat_layout": (["test_sinusoidal.py"], """
-        import torch, fixtures.positional as P
+    "concat_layout": (["test_sinusoidal.py", "test_sinusoidal_long_range.py"], """
+        import torch, llm_claims_lab.positional as P
         def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32, device=None):
             two_i = torch.arange(0, d_model, 2, dtype=dtype)
             angle = torch.arange(seq_len, dtype=dtype)[:, None] / base ** (two_i / d_model)
@@ -33,8 +33,8 @@ MUTATIONS = {
               "pe.sin.positions_from_one[shift_map]", "pe.sin.slow_channels_separate_far[fast_pairs_wrap]",
               "pe.sin.unique_rows[bfloat16]"}),
     # exponent computed per column (j/d) instead of per pair (2i/d)
-    "exponent_per_column": (["test_sinusoidal.py"], """
-        import torch, fixtures.positional as P
+    "exponent_per_column": (["test_sinusoidal.py", "test_sinusoidal_long_range.py", "test_position_tables.py"], """
+        import torch, llm_claims_lab.positional as P
         def broken(seq_len, d_model, *, base=P.BASE, dtype=torch.float32, device=None):
             j = torch.arange(d_model, dtype=dtype)
             angle = torch.arange(seq_len, dtype=dtype)[:, None] / base ** (j / d_model)
@@ -52,14 +52,14 @@ MUTATIONS = {
               "pe.raw_integer_unbounded[sinusoidal_bounded]", "pe.sin.unique_rows[bfloat16]"}),
     # RoPE that forgets to rotate
     "rope_without_rotation": (["test_attention.py"], """
-        import fixtures.positional as P
+        import llm_claims_lab.positional as P
         P.apply_rope = lambda x, positions, base=P.BASE: x
         """, {"rope.score_depends_only_on_offset[varies_with_offset]",
               "pos.relative_survives_insertion[mid_straddling_rope]",
               *(f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]" for c in ("ones", "random", "peak_at_gap0"))}),
     # attention that never sees the positional encoding
     "pe_not_added": (["test_attention.py"], """
-        import torch, fixtures.positional as P
+        import torch, llm_claims_lab.positional as P
         table = P.sinusoidal_table
         P.sinusoidal_table = lambda *a, **k: torch.zeros_like(table(*a, **k))
         P.LearnedPositionalEmbedding.forward = lambda self, seq_len: torch.zeros_like(self.weight[:seq_len])
@@ -67,14 +67,14 @@ MUTATIONS = {
               "pos.relative_survives_insertion[learned]", "pos.relative_survives_insertion[mid_sinusoidal]",
               "pos.relative_survives_insertion[mid_learned]"}),
     # a learned table (post B's nn.Embedding) that silently clamps instead of refusing positions past its end
-    "learned_table_clamps": (["test_sinusoidal.py"], """
+    "learned_table_clamps": (["test_position_tables.py"], """
         import torch.nn.functional as F
         embedding = F.embedding
         F.embedding = lambda ids, weight, *a, **k: embedding(ids.clamp(max=weight.shape[0] - 1), weight, *a, **k)
         """, {"pe.sin.parameter_free_any_length[learned_past_max_len_raises]"}),
     # a learned table the optimizer never updates (a buffer-like weight that needs no gradient)
-    "learned_table_frozen": (["test_sinusoidal.py"], """
-        import fixtures.positional as P
+    "learned_table_frozen": (["test_position_tables.py"], """
+        import llm_claims_lab.positional as P
         init = P.LearnedPositionalEmbedding.__init__
         def frozen(self, *args, **kwargs):
             init(self, *args, **kwargs)
@@ -83,14 +83,14 @@ MUTATIONS = {
         """, {"pe.sin.parameter_free_any_length[learned_trained_by_optimizer]"}),
     # a table with only the sin channels: it can no longer be added, and the concatenation is too narrow
     "table_half_width": (["test_embedding.py"], """
-        import fixtures.positional as P
+        import llm_claims_lab.positional as P
         table = P.sinusoidal_table
         P.sinusoidal_table = lambda *a, **k: table(*a, **k)[:, 0::2]
         """, {"input.add_keeps_width[add_shape]", "input.add_keeps_width[concat_shape]",
               *(f"input.shape_over_length[{c}]" for c in ("add_full_shape", "add_width", "concat_width"))}),
     # particles tried shortest first
     "particles_shortest_first": (["test_tokenization.py"], """
-        import fixtures.stemming as S
+        import llm_claims_lab.stemming as S
         S.PARTICLES = tuple(sorted(S.PARTICLES, key=len))
         """, {"stem.particle_rules"}),
     # a lookup that reads the wrong row
@@ -113,8 +113,8 @@ def test_claims_fail_on_broken_implementation(pytester: pytest.Pytester, monkeyp
                                               mutation: str) -> None:
     files, patch, broken_rows = MUTATIONS[mutation]
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    for name in files:
-        shutil.copy(ROOT / "claims" / name, pytester.path / name)
+    for path in [ROOT / "claims" / name for name in files] + sorted((ROOT / "claims").glob("*_common.py")):
+        shutil.copy(path, pytester.path / path.name)  # the claims' shared helpers too
     conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
     pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")

@@ -1,4 +1,4 @@
-"""The report comparison (fixtures/compare.py): flips, moves beyond a row's scale, added and gone rows,
+"""The report comparison (llm_claims_harness/compare.py): flips, moves beyond a row's scale, added and gone rows,
 the summary, exit codes and one-line errors on bad input."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.compare import compare, load, main, moved, tolerance_from_text
-from fixtures.declare import at_least, at_most, close, exact
-from fixtures.report import summary_lines
+from llm_claims_harness.compare import compare, load, main, moved, tolerance_from_text
+from llm_claims_harness.declare import at_least, at_most, close, exact
+from llm_claims_harness.report import summary_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "reports" / "results.json"
@@ -148,7 +148,7 @@ def test_wrong_number_of_files_is_a_usage_error(capsys):
 
 
 def test_module_entry_point_has_no_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "fixtures.compare", str(tmp_path / "none.json"), str(COMMITTED)],
+    proc = subprocess.run([sys.executable, "-m", "llm_claims_harness.compare", str(tmp_path / "none.json"), str(COMMITTED)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2
     assert proc.stderr == f"compare: error: {tmp_path / 'none.json'}: no such file\n"

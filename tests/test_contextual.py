@@ -2,7 +2,7 @@
 
 The tiny GPT-2 (2 layers, 2 heads, 32 wide, GPT-2's 50,257 tokens and 1,024 positions, so that GPT-2's real
 BPE can feed it) is built with transformers, saved with ``save_pretrained`` and loaded back through
-:func:`fixtures.embeddings.gpt2_model`, the function the claims use; no network is touched (the hub probe is
+:func:`llm_claims_lab.embeddings.gpt2_model`, the function the claims use; no network is touched (the hub probe is
 replaced by ``False``). The measurements are checked on that model and on tensors whose answer is known.
 """
 
@@ -18,11 +18,11 @@ import torch
 from safetensors.torch import save_file
 from scipy.linalg import subspace_angles
 
-from fixtures import embeddings
-from fixtures.contextual import (BANK, MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, forward, heads_at_least,
+from llm_claims_lab import embeddings
+from llm_claims_lab.contextual import (BANK, MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, forward, heads_at_least,
                                  overlap, passage_masses, positional_mass, principal_cosines, random_overlaps,
                                  sense_split, sense_split_sd, smallest_angle, variance_components, word_states)
-from fixtures.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable, GPT2DirError, gpt2_model
+from llm_claims_lab.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable, GPT2DirError, gpt2_model
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"n_layer": 2, "n_head": 2, "n_embd": 32}  # vocab_size and n_positions left at GPT-2's 50,257 and 1,024
@@ -123,7 +123,7 @@ def test_contextual_claims_run_on_given_weights(pytester: pytest.Pytester, monke
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     shutil.copy(ROOT / "claims" / "test_gpt2_contextual.py", pytester.path)
-    shape = "\nimport fixtures.embeddings\nfixtures.embeddings.GPT2_SMALL = " + repr(
+    shape = "\nimport llm_claims_lab.embeddings\nllm_claims_lab.embeddings.GPT2_SMALL = " + repr(
         {"n_layer": TINY["n_layer"], "n_head": TINY["n_head"], "n_embd": TINY["n_embd"], "n_positions": 1024})
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + shape)  # the tiny model's shape
     pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-gpt2-dir={tiny_dir}", "-k", "not untrained")

@@ -10,8 +10,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from fixtures.extrapolation import SCHEMES, ExtrapolationConfig, ExtrapolationModel
-from fixtures.skipgram import SkipGram, SkipGramConfig, sample_batch
+from llm_claims_lab.extrapolation import SCHEMES, ExtrapolationConfig, ExtrapolationModel
+from llm_claims_lab.skipgram import SkipGram, SkipGramConfig, sample_batch
+
+# the harness is the plugin of its entry point; the suite's options and device come from fixtures/
+SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
 
 META = torch.device("meta")
 
@@ -38,7 +41,7 @@ def test_extrapolation_model_on_meta(scheme: str) -> None:
 
 
 def test_skipgram_on_meta() -> None:
-    cfg = SkipGramConfig()
+    cfg = SkipGramConfig(seed=0)  # shapes only: no draw is kept
     model = SkipGram(100, cfg.dim).to(META)
     ids = torch.zeros(1000, dtype=torch.long, device=META)  # [N] corpus ids
     center, ctx, neg = sample_batch(ids, 100, cfg, META)
@@ -47,7 +50,7 @@ def test_skipgram_on_meta() -> None:
 
 def test_cuda_numerics_pinned_and_named() -> None:
     """What a CUDA run pins is what the fingerprint and the report name (state restored after)."""
-    from fixtures.devices import cuda_numerics, pin_cuda_numerics
+    from llm_claims_lab.devices import cuda_numerics, pin_cuda_numerics
 
     before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32,
               torch.backends.cudnn.benchmark, torch.are_deterministic_algorithms_enabled(),
@@ -64,8 +67,8 @@ def test_cuda_numerics_pinned_and_named() -> None:
 
 
 def test_gpu_run_without_its_calibration_is_judged_by_the_cpu_one_named(monkeypatch) -> None:
-    from fixtures import extrapolation
-    from fixtures.cache import code_digest
+    from llm_claims_lab.extrapolation import calibration as extrapolation  # Calibration's module, patched
+    from llm_claims_lab.cache import code_digest
 
     data = extrapolation.load_calibration()
     monkeypatch.setattr(extrapolation, "load_calibration",
@@ -78,7 +81,7 @@ def test_gpu_run_without_its_calibration_is_judged_by_the_cpu_one_named(monkeypa
 
 
 def test_calibration_under_other_training_code_says_so(monkeypatch) -> None:
-    from fixtures import extrapolation
+    from llm_claims_lab.extrapolation import calibration as extrapolation  # Calibration's module, patched
 
     data = extrapolation.load_calibration()
     monkeypatch.setattr(extrapolation, "load_calibration", lambda path: {
@@ -87,7 +90,8 @@ def test_calibration_under_other_training_code_says_so(monkeypatch) -> None:
 
 
 ROW_DEVICE = '''
-from fixtures.declare import claim, exact
+from llm_claims_harness.declare import claim, exact
+
 
 @claim(id="toy.on_device", source="test", kind="post", expect_source="arithmetic", statement="s",
        tolerance=exact("integers"))
@@ -105,7 +109,7 @@ def test_each_row_records_its_device(pytester: pytest.Pytester) -> None:
     """Rows that use the ``device`` fixture ran there; the others on the CPU (here both are the CPU)."""
     import json
 
-    pytester.makeconftest('pytest_plugins = ["fixtures.harness"]\n')
+    pytester.makeconftest(SUITE_CONFTEST)
     pytester.makepyfile(test_toy=ROW_DEVICE)
     pytester.runpytest("-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(passed=2)
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
@@ -114,7 +118,7 @@ def test_each_row_records_its_device(pytester: pytest.Pytester) -> None:
 
 
 def test_header_says_which_rows_ran_where() -> None:
-    from fixtures.report import _devices_line
+    from llm_claims_harness.markdown import devices_line as _devices_line
 
     env = {"device": "cuda: NVIDIA H200 (CUDA 12.6, …)"}
     rows = [{"device": "cuda:0"}, {"device": "cuda"}, {"device": "cpu"}]

@@ -12,9 +12,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fixtures import extrapolation
-from fixtures.cache import WeightCache
-from fixtures.extrapolation import (
+from llm_claims_lab.extrapolation import model as extrapolation  # patched below: ExtrapolationModel's module
+from llm_claims_lab.cache import WeightCache
+from llm_claims_lab.extrapolation import (
     SCHEMES,
     ExtrapolationConfig,
     ExtrapolationLab,
@@ -23,7 +23,7 @@ from fixtures.extrapolation import (
     initial_model,
     train,
 )
-from fixtures.positional import (
+from llm_claims_lab.positional import (
     ALiBiBias,
     ClippedRelativePositionBias,
     T5RelativePositionBias,

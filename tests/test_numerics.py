@@ -14,8 +14,8 @@ import math
 import pytest
 import torch
 
-from fixtures.analogy import WordList, analogy_cosines, cosine, direction_cosine, random_pair_cosines
-from fixtures.positional import apply_rope, frequencies, shift_matrix, sinusoidal_table
+from llm_claims_lab.analogy import WordList, analogy_cosines, cosine, direction_cosine, random_pair_cosines
+from llm_claims_lab.positional import apply_rope, frequencies, shift_matrix, sinusoidal_table
 
 HALF = [  # dtype, bound on |value − float64 value| for values in [−1, 1]: its rounding, with room
     pytest.param(torch.float16, 1e-3, id="float16"),  # half an ulp below 1 is 2^-12 = 2.4e-4

@@ -18,7 +18,7 @@ PROBE = '''
 import json
 from _pytest.mark import KeywordMatcher
 from _pytest.mark.expression import Expression
-from fixtures.harness import row_id
+from llm_claims_harness.plugin import row_id
 
 def pytest_collection_finish(session):
     """Evaluate each row id as a -k expression against every collected item, as -k does."""

@@ -1,7 +1,7 @@
 """Trained claims fail on a broken implementation (mutation tests of the extrapolation claims).
 
-Each case copies ``claims/test_extrapolation.py`` into a ``pytester`` directory with a conftest that plants
-one bug in ``fixtures`` and trains without the steps sweep (the protocol's 3000 steps only, in a fresh
+Each case copies the extrapolation claims (``claims/test_extrapolation*.py`` and their shared helpers) into a
+``pytester`` directory with a conftest that plants one bug in ``llm_claims_lab`` and trains without the steps sweep (the protocol's 3000 steps only, in a fresh
 cache), runs the rows the bug concerns in a subprocess, and checks that exactly the expected rows turn
 "not as expected". Each case trains one to two models at the full protocol (1–4 minutes of CPU), so
 they carry the ``slow`` marker: ``pytest -m "not slow"`` leaves them out.
@@ -18,41 +18,47 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_SWEEP = """
+import pytest
+
+
 @pytest.fixture(scope="session")
 def extrapolation_lab(weight_cache, device):
-    from fixtures.extrapolation import ExtrapolationLab
+    from llm_claims_lab.extrapolation import ExtrapolationLab
     return ExtrapolationLab(weight_cache, device)
 """
-FILE = "test_extrapolation.py"
+FILES = ["test_extrapolation.py", "test_extrapolation_mechanisms.py", "test_extrapolation_beyond.py",
+         "extrapolation_common.py"]
+MAIN, MECHANISMS, BEYOND = (f"{name}::" for name in FILES[:3])
 
 MUTATIONS = {
     # the relative bias indexed by the key's absolute position j instead of the offset j − i
     "relative_bias_absolute": ("""
-        import torch, fixtures.positional as P
+        import torch, llm_claims_lab.positional as P
         def absolute(self, q_len, k_len):
             j = torch.arange(k_len, device=self.bias.device)
             return self.bias[j + self.max_len - 1][None, None].expand(1, q_len, k_len)
         P.RelativePositionBias.forward = absolute
-        """, ["test_relative_bias", "test_relative_unseen_offsets_untrained", "test_attends_right_neighbour[relative]"],
+        """, [MAIN + "test_relative_bias", MECHANISMS + "test_relative_unseen_offsets_untrained",
+            MECHANISMS + "test_attends_right_neighbour[relative]"],
         {"extrap.relative_bias[len20]", "extrap.relative_bias[len40]", "extrap.relative_bias[new40]",
          "attn.attends_right_neighbour[relative]"}),
     # additive tables that are never added (zeros): the model cannot see positions at all
     "pe_never_added": ("""
-        import torch, fixtures.positional as P
+        import torch, llm_claims_lab.positional as P
         P.LearnedPositionalEmbedding.forward = lambda self, seq_len: torch.zeros_like(self.weight[:seq_len])
         sin = P.SinusoidalPositionalEncoding.forward
         P.SinusoidalPositionalEncoding.forward = lambda self, seq_len: torch.zeros_like(sin(self, seq_len))
-        """, ["test_learned", "test_sinusoidal", "test_sin_bilinear_not_gap_only",
-              "test_attends_right_neighbour[learned]", "test_attends_right_neighbour[sinusoidal]"],
+        """, [MAIN + "test_learned", MAIN + "test_sinusoidal", MECHANISMS + "test_sin_bilinear_not_gap_only",
+              MECHANISMS + "test_attends_right_neighbour[learned]", MECHANISMS + "test_attends_right_neighbour[sinusoidal]"],
         {"extrap.learned[len20]", "extrap.learned[len40]", "extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]",
          "extrap.sin_bilinear_not_gap_only", "attn.attends_right_neighbour[learned]",
          "attn.attends_right_neighbour[sinusoidal]"}),
     # ALiBi without the mirrored mask that gives it its direction
     "alibi_without_mask": ("""
-        import fixtures.positional as P
+        import llm_claims_lab.positional as P
         init = P.ALiBiBias.__init__
         P.ALiBiBias.__init__ = lambda self, num_heads=1, direction="right": init(self, num_heads, direction=None)
-        """, ["test_alibi[len20]"], {"extrap.alibi[len20]"}),
+        """, [BEYOND + "test_alibi[len20]"], {"extrap.alibi[len20]"}),
 }
 
 
@@ -63,10 +69,11 @@ def test_trained_claims_fail_on_broken_implementation(pytester: pytest.Pytester,
     patch, tests, broken_rows = MUTATIONS[mutation]
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("CLAIMS_CACHE_DIR", raising=False)  # a fresh cache under the pytester directory
-    shutil.copy(ROOT / "claims" / FILE, pytester.path / FILE)
+    for name in FILES:
+        shutil.copy(ROOT / "claims" / name, pytester.path / name)
     conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
     pytester.makeconftest(conftest + NO_SWEEP + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *(f"{FILE}::{t}" for t in tests))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *tests)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows

@@ -1,0 +1,43 @@
+"""Shared by the length-extrapolation claims (``test_extrapolation*.py``): the protocol's source and
+deviation, the effect-size tolerances, post A's table, and the mean and calibrated noise of a row over seeds.
+
+Not a test module (no ``test_`` prefix): pytest's default import mode puts ``claims/`` on ``sys.path``, so the
+claim modules import it as ``extrapolation_common``.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from llm_claims_harness.declare import at_least, close
+from llm_claims_lab.extrapolation import CURVE_STEPS, EVAL_SEQUENCES, Calibration, ExtrapolationLab, measures
+
+SOURCE = "Post A, exp. 3 'pe_probe.py --exp extrapolate'"
+CHANCE = 100 / 50  # % : one token in 50
+SWEEP_STEPS = max(CURVE_STEPS)  # 2× the protocol's 3000
+DEVIATION = (f"Evaluated on {EVAL_SEQUENCES:,} sequences per length drawn from their own generator (seed + 10⁶), "
+             "not 4,096 drawn from the training stream as in the post, so that evaluation noise is small and "
+             "independent of training; trained on CPU (the post: CUDA's generator, other numbers for the same "
+             "seed). The forward pass is reassociated (same function, float rounding only).")
+REPRODUCE = close("effect size: within 5 pp of the post's number, a tenth of the ~50 pp between success (100 %) "
+                  "and the post's failure (~50 %); a smaller gap changes nothing the post concludes, and exceeds "
+                  "the post's own single-run noise (≤ 1.96 × seed SD ≈ 1.3 pp at most)", atol=5.0)
+KEEPS = at_least(-5.0, "effect size: 'keeps its accuracy' = loses at most 5 pp from length 20, a fifth of the "
+                       "smallest failure the post reports (relative bias: −23.4 pp at 40)")
+LEARNS = at_least(95.0, "effect size: the task is learned at the training length when at most 5 pp short of the "
+                        "100 % that post A's three schemes reach")
+
+
+def _mean(lab: ExtrapolationLab, scheme: str, seeds: list[int], quantity: str, *, sweep: bool = False) -> float:
+    """Mean over ``seeds`` of a :func:`measures` quantity (after the sweep's longest budget with ``sweep``)."""
+    runs = [c[SWEEP_STEPS] for c in lab.curves([scheme], seeds)] if sweep else lab.runs([scheme], seeds)
+    return statistics.fmean(measures(run)[quantity] for run in runs)
+
+
+def _noise(cal: Calibration, scheme: str, quantity: str, seeds: list[int]) -> tuple[float, dict]:
+    """The SD of a mean over ``seeds`` of ``quantity``, and the details that say where it comes from."""
+    return cal.sd(scheme, quantity, seeds=len(seeds)), {"noise": cal.describe(scheme, quantity),
+                                                        "seeds": len(seeds)}
+
+
+POST_RUNS = {"learned": (100.0, 52.4), "sinusoidal": (100.0, 50.8), "relative": (100.0, 76.6)}  # % at 20, 40

@@ -1,0 +1,186 @@
+"""Length extrapolation beyond the post: ALiBi, RoPE, T5 buckets and clipped offsets, and a longer training budget.
+
+Post A, exp. 3 closes by naming the schemes that fix the failure (ALiBi, RoPE, T5 buckets, clipped offsets):
+each is built as its paper defines it, trained with the post's budget at length 20 and tested at 40 and 80; a
+steps sweep judges every scheme's length-40 verdict again after twice the budget. Runs, caching, seeds and
+calibrated noise as in ``test_extrapolation.py``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+
+from extrapolation_common import DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, SWEEP_STEPS, _mean, _noise
+from llm_claims_harness.declare import Case, claim
+from llm_claims_lab.extrapolation import CURVE_STEPS, SWEPT_SCHEMES, Calibration
+
+
+def _drop_noise(cal: Calibration, scheme: str, L: int, seeds: list[int]) -> tuple[float, dict]:
+    """The SD of a mean over ``seeds`` of ``acc{L} − acc20``, and details: where it comes from and how many
+    calibration seeds fell below the :data:`KEEPS` bound (a heavy tail shows there, not in the SD)."""
+    sd = cal.diff_sd((scheme, f"acc{L}"), (scheme, "acc20"), seeds=len(seeds))
+    drops = [b - a for a, b in zip(cal.values(scheme, "acc20"), cal.values(scheme, f"acc{L}"))]
+    below = sum(d < KEEPS.bound for d in drops)
+    return sd, {"noise": f"SD of acc{L} − acc20 over {len(drops)} calibration seeds of {scheme}{cal.note}",
+                f"calibration seeds below {KEEPS.bound:g} pp": f"{below} of {len(drops)} (worst {min(drops):.1f} pp)",
+                "seeds": len(seeds)}
+
+
+BEYOND_SOURCE = "Post A, exp. 3 closing ('ALiBi, RoPE … 이 문제를 완전히 끝내기 위해'); beyond the post"
+FINDINGS = "calibration/extrapolation.json, seeds 1–20"
+BEYOND = {  # scheme -> claim id, kind, how it is built, where the expectation comes from, expectation per row
+    "alibi": ("extrap.alibi", "beyond",
+              "ALiBi as Press et al. 2022 define it: 8 heads (D/H = 16) with the reference slopes 2^−1 … 2^−8, "
+              "direction from the mask, here mirrored to the task (query i sees keys j ≥ i, bias −m·(j − i)); "
+              "one head would get the formula's single slope 2^−8, a bias of at most 0.074 over 19 tokens",
+              "Press, Smith, Lewis 2022: the linear bias only penalises distance, the mask supplies direction; "
+              "ALiBi extrapolates to longer inputs than trained", {}),
+    "rope": ("extrap.rope", "beyond", "RoPE on queries and keys (Su et al. 2021), one head",
+             "Su et al. 2021: q_m·k_n depends on m − n only, and the task needs offset +1 only; post B's RoPE "
+             "section", {}),
+    "t5": ("extrap.t5_buckets", "beyond",
+           "T5's bucketed relative bias (Raffel et al. 2020): 32 buckets, max_distance scaled to the training "
+           "length (T5: 128 for 512; here 20), so offsets past 19 share the last trained bucket; init 0",
+           "Raffel et al. 2020; Press et al. 2022, Fig. 1: the T5 bias extrapolates past its training length, "
+           "unlike sinusoidal and rotary",
+           {"len80": f"finding, against the pre-registered 'holds': at 4× the training length every calibration "
+                     f"seed loses more than 5 pp ({FINDINGS}); at 2× it keeps its accuracy as expected"}),
+    "relative_clipped": ("extrap.relative_clipped", "beyond",
+                         "post A's per-offset bias with offsets clipped to ±19, the trained range (Shaw et al. 2018)",
+                         "Shaw, Uszkoreit, Vaswani 2018: clipping lets the model generalise to unseen distances "
+                         "(no literature result at this scale)",
+                         {f"len{L}": f"finding, against the pre-registered 'holds' (Shaw et al. 2018): every "
+                                     f"calibration seed loses more than 5 pp at length {L} ({FINDINGS}): the "
+                                     "shared edge scalar of ±19 is trained as a near offset, not a far one"
+                          for L in (40, 80)}),
+    "alibi_symmetric": ("extrap.alibi_symmetric", "control",
+                        "ALiBi's 8 slopes without the mask: the symmetric bias −m·|j − i|",
+                        "design: −m·|j − i| is the same for a left and a right neighbour, and token content "
+                        "cannot tell them apart, so the right-neighbour task cannot be learned",
+                        {"len20": "refuted"}),
+}
+
+
+def _expectation(scheme: str, row: str) -> tuple[str, str]:
+    """``(expected verdict, its source)`` of ``scheme``'s row ``row`` (``len20``, ``len40``, ``len80``)."""
+    _, kind, _, source, changed = BEYOND[scheme]
+    if row not in changed:
+        return "holds", source
+    if kind == "control":
+        return changed[row], source
+    return "refuted", f"{changed[row]}. Pre-registered source: {source}"
+
+
+def _beyond_claim(scheme: str, lengths: tuple[int, ...] = (20, 40, 80)):
+    claim_id, kind, what, _, changed = BEYOND[scheme]
+    cases = {"len20": Case(statement=f"It learns the task at the training length: accuracy at 20 ≥ {LEARNS.bound:g} %.",
+                           unit="%", tolerance=LEARNS, params={"length": 20})}
+    for L in lengths[1:]:
+        cases[f"len{L}"] = Case(statement=f"It keeps at length {L} the accuracy it has at 20: accuracy at {L} minus "
+                                          f"accuracy at 20 ≥ {KEEPS.bound:g} pp.", unit="pp", tolerance=KEEPS,
+                                params={"length": L})
+    cases = {row: dataclasses.replace(case, **dict(zip(("expect", "expect_source"), _expectation(scheme, row))))
+             for row, case in cases.items()}
+    findings = [row for row in changed if kind != "control"]
+    return claim(id=claim_id, source=BEYOND_SOURCE, kind=kind,
+                 statement=f"{what}: trained at 20 with the post's budget (3000 Adam steps, lr 1e-3, batch 256), it "
+                           "learns the task and keeps its accuracy at 40 and 80.",
+                 cases=cases, version=2,
+                 version_note="each scheme as its paper defines it (ALiBi: 8 heads, reference slopes, mirrored "
+                              "mask; T5: max_distance scaled to the training length); effect-size tolerances; "
+                              "noise from a 20-seed calibration"
+                              + (f"; expectation of {', '.join(findings)} changed from the pre-registered 'holds' "
+                                 "to the calibration's finding" if findings else ""),
+                 deviation="Evaluated at 20, 40 and 80. " + DEVIATION)
+
+
+def _check_beyond(verify, request, scheme: str, length: int) -> None:
+    lab, seeds = request.getfixturevalue("extrapolation_lab"), request.getfixturevalue("seeds")
+    acc20 = _mean(lab, scheme, seeds, "acc20")
+    if length == 20:
+        noise, where = _noise(request.getfixturevalue("calibration"), scheme, "acc20", seeds)
+        model = lab.run(scheme, seeds[0]).model
+        if model.pos.kind == "bias":  # what the scheme adds to the logits next to query 1, mean over heads
+            bias = model.pos(3, 3)[:, 1].mean(0).tolist()  # [3]: offsets −1, 0, +1
+            where[f"bias at offsets −1, 0, +1 (seed {seeds[0]})"] = [round(b, 4) for b in bias]
+        verify(acc20, noise=noise, details=where)
+        return
+    acc = _mean(lab, scheme, seeds, f"acc{length}")
+    noise, where = _drop_noise(request.getfixturevalue("calibration"), scheme, length, seeds)
+    figures = request.getfixturevalue("position_figure") if length == 80 else []
+    verify(acc - acc20, noise=noise, details={f"accuracy at {length}": acc, "at 20": acc20,
+                                              "on new positions": _mean(lab, scheme, seeds, f"new{length}"),
+                                              **where}, figures=figures)
+
+
+@_beyond_claim("alibi")
+def test_alibi(verify, request, length):
+    _check_beyond(verify, request, "alibi", length)
+
+
+@_beyond_claim("alibi_symmetric", lengths=(20,))
+def test_alibi_symmetric(verify, request, length):
+    _check_beyond(verify, request, "alibi_symmetric", length)
+
+
+@_beyond_claim("rope")
+def test_rope(verify, request, length):
+    _check_beyond(verify, request, "rope", length)
+
+
+@_beyond_claim("t5")
+def test_t5_buckets(verify, request, length):
+    _check_beyond(verify, request, "t5", length)
+
+
+@_beyond_claim("relative_clipped")
+def test_relative_clipped(verify, request, length):
+    _check_beyond(verify, request, "relative_clipped", length)
+
+
+SWEEP_EXPECT = {
+    "learned": ("holds", "post A, exp. 3: rows 21–40 of the table are never trained ('한 번도 훈련된 적 없는'), "
+                         "which no budget changes"),
+    "sinusoidal": ("holds", "post A, exp. 3: SGD stops at any W that fits positions 0–19, whatever the budget"),
+    "relative": ("refuted", "finding: in the v1 calibration (10 seeds, commit e3fb669, "
+                            "calibration/extrapolation.json 'curve') accuracy at 40 rose from 77 % at 3000 steps to "
+                            "86 % at 6000 and 93 % at 12,000"),
+}
+
+
+def _sweep_case(scheme: str) -> Case:
+    if scheme in POST_RUNS:
+        expect, source = SWEEP_EXPECT[scheme]
+        return Case(statement=f"{scheme}: after {SWEEP_STEPS:,} steps, accuracy at 40 is still within 5 pp of the "
+                              f"post's {POST_RUNS[scheme][1]:g} %.", post_value=POST_RUNS[scheme][1], unit="%",
+                    tolerance=REPRODUCE, expect=expect, expect_source=source, kind="beyond")
+    expect, source = _expectation(scheme, "len40")
+    return Case(statement=f"{scheme}: after {SWEEP_STEPS:,} steps, accuracy at 40 minus at 20 is judged as after 3000 "
+                          f"(≥ {KEEPS.bound:g} pp).", unit="pp", tolerance=KEEPS, expect=expect, kind="beyond",
+                expect_source=f"the same verdict as its 3000-step row at 40 ({source})")
+
+
+@claim(
+    id="extrap.steps_sweep",
+    source=SOURCE + "; 3000 steps for every scheme; beyond the post",
+    statement=f"A scheme's length-40 verdict does not depend on the training budget: judged again after "
+              f"{SWEEP_STEPS:,} steps (2× the post's), with the same tolerance as its length-40 row.",
+    cases={s: _sweep_case(s) for s in SWEPT_SCHEMES},
+    version=1,
+    deviation=f"One training run per scheme with checkpoints at {', '.join(map(str, CURVE_STEPS))} steps, each "
+              "evaluated like a run of that many steps; the 3000-step checkpoint is the protocol's run. Noise: the "
+              "calibration's at 3000 steps (no calibration of the longer budget). " + DEVIATION,
+)
+def test_steps_sweep(verify, extrapolation_lab, calibration, seeds, case):
+    scheme = case
+    curves = extrapolation_lab.curves([scheme], seeds)
+    curve = {f"acc40 @ {s} steps": statistics.fmean(c[s].total(40) for c in curves) for s in CURVE_STEPS}
+    acc40 = _mean(extrapolation_lab, scheme, seeds, "acc40", sweep=True)
+    if scheme in POST_RUNS:
+        noise, where = _noise(calibration, scheme, "acc40", seeds)
+        verify(acc40, noise=noise, details={**curve, **where})
+        return
+    noise, where = _drop_noise(calibration, scheme, 40, seeds)
+    verify(acc40 - _mean(extrapolation_lab, scheme, seeds, "acc20", sweep=True), noise=noise,
+           details={**curve, **where})

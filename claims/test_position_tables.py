@@ -1,0 +1,123 @@
+"""Sinusoidal PE against a learned table and raw position numbers: no parameters, any length, a bounded norm.
+
+No training beyond one optimizer step. Post B, '학습되는 position embedding과의 차이'; post A, exp. 3 ('숫자가
+무한히 커져서').
+"""
+
+import torch
+
+from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
+from llm_claims_lab.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, sinusoidal_table
+from sinusoidal_common import WIDE
+
+
+@claim(
+    id="pe.sin.parameter_free_any_length",
+    source="Post B, '학습되는 position embedding과의 차이'",
+    statement="Sinusoidal PE has no parameters and is defined for any length; a learned table "
+              "(max_len rows) is trained by the optimizer and has no row past max_len.",
+    tolerance=exact("counts and outcomes are exact"),
+    kind="post",
+    expect_source="post B: 'sinusoidal 방식은 parameter가 없다 … 더 긴 position에도 값을 만들 수 있다' and "
+                  "'학습형 position embedding을 쓰면 nn.Embedding(max_len, d_model)을 만들고 optimizer가 그 "
+                  "weight를 같이 업데이트한다'",
+    cases={
+        "sin_parameters": Case(statement="SinusoidalPositionalEncoding(d_model=128) has 0 parameters.",
+                               post_value=0),
+        "sin_far_positions_finite": Case(
+            statement="its table at seq_len=100,000 is finite and within [−1, 1] everywhere.", post_value=True),
+        "learned_trained_by_optimizer": Case(
+            statement="a learned table with max_len=40, d_model=128 (post A's 40-row table): one Adam step "
+                      "on a length-20 batch changes exactly the 20 rows used (and leaves rows 20–39 as "
+                      "initialised): [rows changed in 0–19, rows changed in 20–39]; its trainable "
+                      "parameter count is in details.",
+            post_value=[20, 0]),
+        "learned_past_max_len_raises": Case(
+            statement="a learned table has no row past its length, in the posts' own constructions: post A's "
+                      "40-row table (nn.Parameter [40, 128], used as pos[:L]) yields only 40 rows for 41 "
+                      "positions, so adding it to 41 token vectors fails; post B's nn.Embedding(40, 128) has "
+                      "no row for position 40. Measured: [rows yielded for 41 positions, outcome of the "
+                      "addition, outcome of the lookup].",
+            expect_source="post B: a learned table fixes the maximum length ('512 토큰으로 제한'), unlike the "
+                          "sinusoidal formula ('더 긴 position에도 값을 만들 수 있다'); arithmetic: a [40, D] table has "
+                          "rows 0–39 only"),
+    },
+    version=3,
+    version_note="learned_past_max_len_raises restated as the posts' claim (issue 10): v2 measured the ValueError "
+                 "of our own LearnedPositionalEmbedding, not the posts' tables; it now measures post A's "
+                 "nn.Parameter table and post B's nn.Embedding past their last row. Other cases unchanged. (v2: "
+                 "learned_parameters removed, issue 8: our own module's parameter count could not fail)",
+)
+def test_parameter_free_any_length(verify, case, generator):
+    learned = LearnedPositionalEmbedding(40, 128)
+    if case == "sin_parameters":
+        verify(sum(p.numel() for p in SinusoidalPositionalEncoding(128).parameters()))
+    elif case == "sin_far_positions_finite":
+        table = SinusoidalPositionalEncoding(128)(100_000)  # [100000, 128]
+        verify(bool(torch.isfinite(table).all() and table.abs().max() <= 1.0))
+    elif case == "learned_trained_by_optimizer":
+        before = learned.weight.detach().clone()
+        opt = torch.optim.Adam(learned.parameters(), lr=1e-3)
+        x = torch.randn(256, 20, 128, generator=generator)  # [B, T, D] stand-in token embeddings
+        (x + learned(20)).pow(2).mean().backward()
+        opt.step()
+        changed = (learned.weight.detach() != before).any(dim=1)  # [40]
+        trainable = sum(p.numel() for p in learned.parameters() if p.requires_grad)
+        verify([int(changed[:20].sum()), int(changed[20:].sum())],
+               details={"trainable parameters (40·128 = 5,120)": trainable})
+    else:
+        table = torch.nn.Parameter(torch.randn(40, 128, generator=generator) * 0.02)  # post A: randn(Lte, d)·0.02
+        rows = table[:41].shape[0]  # post A's pos[:L] with L = 41
+        try:
+            torch.randn(1, 41, 128, generator=generator) + table[:41]  # post A: h + pos[:L]
+            added = "no error"
+        except RuntimeError as exc:
+            added = type(exc).__name__
+        lookup_table = torch.nn.Embedding(40, 128)  # post B: nn.Embedding(max_len, d_model)
+        try:
+            lookup_table(torch.tensor([40]))
+            looked_up = "no error"
+        except IndexError as exc:
+            looked_up = type(exc).__name__
+        verify([rows, added, looked_up], reference=[40, "RuntimeError", "IndexError"],
+               details={"sinusoidal row at position 40 (finite)":
+                        bool(torch.isfinite(sinusoidal_table(41, 128)[40]).all())})
+
+
+@claim(
+    id="pe.raw_integer_unbounded",
+    source="Post A, exp. 3 ('숫자가 무한히 커져서': adding the raw numbers 1, 2, 3, 4, …)",
+    statement="Adding the raw position number p (1, 2, 3, … on every channel) gives a vector of norm p·√d that "
+              "grows without bound and swamps the token embedding; the sinusoidal row keeps norm √(d/2) at "
+              "every position. Token embeddings: post A's nn.Embedding(50, 128) at its default N(0, 1) "
+              "initialisation (mean norm ≈ √128); measured: |raw(p)| / mean token norm. Only this exact part: "
+              "whether it 'breaks training' is not measured here.",
+    kind="post",
+    expect_source="arithmetic: |p·(1, …, 1)| = p·√128, and the mean norm of a 128-dim N(0, 1) vector is "
+                  "≈ √128·(1 − 1/512), so the ratio is ≈ p",
+    cases={
+        "vs_token_at_40": Case(
+            statement="the 40th token (post A's test length 40): ratio at p = 40.",
+            tolerance=at_least(10.0, "an order of magnitude: the position term dominates the sum")),
+        "vs_token_at_10000": Case(
+            statement="the 10,000th token: ratio at p = 10,000.",
+            tolerance=at_least(1000.0, "three orders of magnitude: the token term is lost in the sum")),
+        "sinusoidal_bounded": Case(
+            statement="the sinusoidal rows over 100,000 positions all have norm √64 = 8: largest |norm − 8|.",
+            tolerance=at_most(1e-9, "float64 rounding of a sum of 64 sin² + cos² = 1 terms is ~1e-14"),
+            expect_source="post A: sin and cos 'repeat between −1 and 1' ('-1에서 1 사이를 반복하는'); arithmetic: "
+                          "each pair contributes sin² + cos² = 1, so every row has norm √(d/2)"),
+    },
+)
+def test_raw_integer_unbounded(verify, case, generator):
+    tokens = torch.randn(50, WIDE, generator=generator, dtype=torch.float64)  # [V, D]: nn.Embedding's N(0, 1)
+    token_norm = tokens.norm(dim=1).mean().item()
+    if case == "sinusoidal_bounded":
+        norms = sinusoidal_table(100_000, WIDE, dtype=torch.float64).norm(dim=1)  # [100000]
+        verify((norms - 8.0).abs().max().item(),
+               details={"sinusoidal norm / mean token norm": round(8.0 / token_norm, 3)})
+    else:
+        p = 40 if case == "vs_token_at_40" else 10_000
+        raw = torch.full((WIDE,), float(p), dtype=torch.float64)  # [D]: the number p on every channel
+        verify(raw.norm().item() / token_norm, details={"mean token norm": round(token_norm, 3),
+                                                        "|raw(p)|": round(raw.norm().item(), 1)})

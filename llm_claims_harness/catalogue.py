@@ -1,0 +1,53 @@
+"""The claims catalogue: every declared claim, read from the declarations alone (nothing is measured).
+
+``pytest --claims-catalogue`` collects the suite and writes ``reports/CATALOGUE.md`` (or the path given):
+per row id its kind, the post and section it comes from, the statement, the post's value, the tolerance
+with its reason, the expected verdict with its source, and the claim version. The committed file is
+checked against the declarations by ``tests/test_catalogue.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from llm_claims_lab.atomic import write_text_atomic
+from llm_claims_harness.report import POSTS, show
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(rows: Iterable[dict]) -> str:
+    """The catalogue as Markdown: one table line per row, grouped by test file, in declaration order.
+    ``rows`` are :meth:`llm_claims_harness.declare.Claim.resolve` dicts with the item's ``file`` added."""
+    rows = list(rows)
+    lines = ["# Claims catalogue", "",
+             f"{len(rows)} rows, read from the `@claim(...)` declarations (`pytest --claims-catalogue`); "
+             "nothing here is measured. Measured values and verdicts are in `CLAIMS.md`.", "", *POSTS, ""]
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        by_file.setdefault(r["file"], []).append(r)
+    for file, rs in by_file.items():
+        lines += [f"## `{file}`", "", "| id | kind | source | statement | post | tolerance | expected | v |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in rs:
+            tol = r["tolerance"]
+            post = show(r["post_value"]) + (f" {r['unit']}" if r["unit"] and r["post_value"] is not None else "")
+            lines.append(
+                f"| `{r['id']}` | {r['kind']} | {_cell(r['source'])} | {_cell(r['statement'])} | {_cell(post)} "
+                f"| {_cell(tol.describe())}: {_cell(tol.reason)} | {r['expected_verdict']}: "
+                f"{_cell(r['expect_source'])} | {r['version']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write(path: Path, rows: Iterable[dict]) -> Path:
+    """Write :func:`markdown` of ``rows`` to ``path`` atomically; returns ``path``.
+
+    Raises:
+        OSError: the directory cannot be created or written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, markdown(rows) + "\n")
+    return path

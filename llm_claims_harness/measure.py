@@ -1,0 +1,197 @@
+"""What a claim test touches: the ``verify`` fixture that judges its measurement and keeps the row, the
+seeds, and the figures it may draw for the report (``figures_dir``, ``figure``). Registered by the plugin
+(:mod:`llm_claims_harness.plugin`), which imports these fixtures.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_claims_harness import report
+from llm_claims_harness.declare import DECISION_SIGMAS, INCONCLUSIVE, Claim, ClaimDeclarationError
+from llm_claims_harness.row import Row
+
+ROW = pytest.StashKey[Row]()
+_FIGURE = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[\w./-]+$")  # a relative path inside the report directory
+
+
+class ClaimError(AssertionError):
+    """A claim test misused the harness (e.g. returned without calling ``verify``)."""
+
+
+class ClaimInconclusiveWarning(pytest.PytestWarning):
+    """A stochastic claim's value lies within its noise of a tolerance bound: neither holds nor refuted.
+    The test passes with this warning; ``--claims-strict`` fails it instead."""
+
+
+def report_dir(config: pytest.Config) -> Path:
+    """Where the report is written (``--claims-report-dir``, default ``<rootdir>/reports``)."""
+    return Path(config.getoption("claims_report_dir") or config.rootpath / "reports")
+
+
+@pytest.fixture(scope="session")
+def seed(pytestconfig: pytest.Config) -> int:
+    """The run's seed (``--claims-seed``; default 42, both posts' seed)."""
+    return pytestconfig.getoption("claims_seed")
+
+
+@pytest.fixture(scope="session")
+def seeds(pytestconfig: pytest.Config) -> list[int]:
+    """Seeds of trained claims: ``--claims-seed`` and the ``--claims-seeds`` − 1 after it (default: [42])."""
+    first = pytestconfig.getoption("claims_seed")
+    return list(range(first, first + pytestconfig.getoption("claims_seeds")))
+
+
+@pytest.fixture(scope="session")
+def figures_dir(pytestconfig: pytest.Config) -> Path | None:
+    """``<report dir>/figures`` (created) for figures that report rows link to as ``figures/<name>``;
+    ``None`` under ``--no-claims-report``, when nothing may be written."""
+    if pytestconfig.getoption("no_claims_report"):
+        return None
+    path = report_dir(pytestconfig) / "figures"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def figure(figures_dir: Path | None) -> Callable[[str, Callable[[Path], None]], list[str]]:
+    """``figure(name, draw)``: call ``draw(path)`` to write ``<report dir>/figures/<name>`` (once per process:
+    the cases of a claim share a figure) and return the link ``["figures/<name>"]`` to pass as
+    ``verify(..., figures=...)``; under ``--no-claims-report`` nothing is drawn and the list is empty. Draw
+    from what was measured, after measuring, so that a figure never changes a value, and write atomically
+    (:func:`llm_claims_lab.atomic.write_atomic`)."""
+    drawn: set[str] = set()
+
+    def _figure(name: str, draw: Callable[[Path], None]) -> list[str]:
+        if not _FIGURE.match(name) or "/" in name:
+            raise ClaimError(f"figure name {name!r}: expected a plain file name such as 'pe_heatmap.png'")
+        if figures_dir is None:
+            return []
+        if name not in drawn:
+            draw(figures_dir / name)
+            drawn.add(name)
+        return [f"figures/{name}"]
+
+    return _figure
+
+
+def spec_of(item: pytest.Item) -> Claim | None:
+    """The item's declared :class:`Claim` (``None`` for a plain test).
+
+    Raises:
+        pytest.UsageError: a bare ``claim`` marker without a declaration.
+    """
+    marker = item.get_closest_marker("claim")
+    if marker is None:
+        return None
+    if not marker.args or not isinstance(marker.args[0], Claim):
+        raise pytest.UsageError(f"{item.nodeid}: declare claims with llm_claims_harness.declare.claim(...), not a bare marker")
+    return marker.args[0]
+
+
+def case_id(item: pytest.Item) -> str | None:
+    """The item's parameter id (its sub-case), ``None`` when it is not parametrised."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.id if callspec is not None else None
+
+
+def row_id(item: pytest.Item) -> str:
+    """The report's id of the row a claim item measures: the claim id, with ``[case]`` for a sub-case.
+
+    Raises:
+        pytest.UsageError: the item is not a claim, or its parameter id is not a declared case.
+    """
+    spec = spec_of(item)
+    if spec is None:
+        raise pytest.UsageError(f"{item.nodeid} is not a declared claim")
+    try:
+        return spec.resolve(case_id(item))["id"]
+    except ClaimDeclarationError as exc:
+        raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
+
+
+def topic_of(item: pytest.Item) -> str:
+    """The report topic of a claim item: its module docstring's first line (else its file)."""
+    doc = (getattr(getattr(item, "module", None), "__doc__", None) or "").strip().splitlines()
+    return doc[0].rstrip(".") if doc else item.nodeid.split("::")[0]
+
+
+@pytest.fixture
+def verify(request: pytest.FixtureRequest):
+    """Judge a measurement against the test's declared claim.
+
+    ``verify(measured, reference=None, details=None, noise=None, figures=())``: ``measured`` is a number, a bool,
+    a string or a nested list of them; ``reference`` is what a ``close`` tolerance compares against
+    (default: the post's value); ``details`` is a dict of further measured values shown in the report;
+    ``noise`` is the standard deviation of a stochastic ``measured`` (one number, its unit), from which
+    the row's ``margin_sigma`` (signed distance to the nearest bound in SDs, positive on the holding
+    side) is computed: within ``DECISION_SIGMAS`` of a bound the verdict is ``inconclusive``, which
+    passes with a :class:`ClaimInconclusiveWarning` (fails under ``--claims-strict``); ``figures`` are the
+    row's figures, paths relative to the report directory (``figures/<name>``, as :func:`figure` returns them),
+    which the report links from the row. Fails the test when a decided verdict differs from the declared ``expect``; returns the verdict.
+
+    Raises:
+        ClaimError: the test is not a declared claim, ``verify`` is called twice, the value does not
+            fit the tolerance (e.g. a list given to ``at_most``), ``noise`` is not a positive number, or a
+            figure path is not relative to the report directory.
+    """
+    item = request.node
+    spec = spec_of(item)
+    if spec is None:
+        raise ClaimError(f"{item.nodeid} uses `verify` but is not declared with @claim(...)")
+    fields = spec.resolve(case_id(item))
+
+    def _verify(measured: Any, *, reference: Any = None, details: dict | None = None,
+                noise: float | None = None, figures: list[str] | tuple[str, ...] = ()) -> str:
+        if ROW in item.stash:
+            raise ClaimError(f"claim {fields['id']!r}: verify() called twice; one test, one measurement")
+        bad = [f for f in figures if not isinstance(f, str) or not _FIGURE.match(f)]
+        if bad:
+            raise ClaimError(f"claim {fields['id']!r}: figures must be paths relative to the report directory, "
+                             f"e.g. 'figures/x.png'; got {bad[0]!r}")
+        tolerance = fields["tolerance"]
+        ref = reference if reference is not None else fields["post_value"]
+        margin_sigma = None
+        try:
+            holds, gap = tolerance.judge(measured, ref)
+            if noise is not None:
+                if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise > 0:
+                    raise ValueError(f"noise must be a positive standard deviation, got {noise!r}")
+                margin_sigma = tolerance.margin(measured, ref) / noise
+        except ValueError as exc:
+            raise ClaimError(f"claim {fields['id']!r}: {exc}") from None
+        verdict = "holds" if holds else "refuted"
+        if margin_sigma is not None and math.isfinite(margin_sigma) and abs(margin_sigma) < DECISION_SIGMAS:
+            verdict = INCONCLUSIVE
+        why = ""
+        if verdict == INCONCLUSIVE:
+            why = (f"measured {report.show(measured)} ± {report.show(noise)} (1 SD) lies {margin_sigma:+.2f} SD from "
+                   f"a bound of {tolerance.describe()}; decided only beyond ±{DECISION_SIGMAS:g} SD")
+        item.stash[ROW] = Row.measured_row(fields, item.nodeid, topic=topic_of(item), verdict=verdict,
+                                           measured=measured, reference=ref, gap=gap, details=details or {},
+                                           noise=noise, margin_sigma=margin_sigma, reason=why, figures=list(figures))
+        if verdict == INCONCLUSIVE:
+            message = (f"claim {fields['id']!r} is inconclusive: {why} (more seeds, --claims-seeds N, or a larger "
+                       "evaluation set narrow the noise)")
+            if request.config.getoption("claims_strict"):
+                pytest.fail(message + " [--claims-strict]", pytrace=False)
+            warnings.warn(ClaimInconclusiveWarning(message), stacklevel=2)
+        elif verdict != fields["expected_verdict"]:
+            pytest.fail(
+                f"claim {fields['id']!r} was expected to be {fields['expected_verdict']} but the measurement "
+                f"says {verdict}: measured {report.show(measured)}"
+                + (f", reference {report.show(ref)}" if ref is not None else "")
+                + (f", max |Δ| {gap:.3g}" if gap is not None else "")
+                + f"; tolerance {tolerance.describe()} ({tolerance.reason})",
+                pytrace=False,
+            )
+        return verdict
+
+    return _verify

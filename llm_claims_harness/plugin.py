@@ -1,0 +1,236 @@
+"""The pytest plugin that turns measurements into verdicts and verdicts into a report.
+
+Flow: a claim test (declared with :func:`llm_claims_harness.declare.claim`) calls ``verify(measured)``; the
+verdict and the row are stored on the item; ``pytest_runtest_makereport`` puts the row on the test
+report's ``user_properties`` (which pytest-xdist ships to the controller); the controller's
+:class:`RunState` collects rows and writes ``reports/results.json``, ``reports/CLAIMS.md`` and
+``reports/SCHEMA.md`` at session end (:mod:`llm_claims_harness.results`). Serial and ``-n N`` runs therefore
+produce the same rows. The fixtures a claim test uses (``verify``, ``seed``, ``seeds``, ``figures_dir``,
+``figure``) live in :mod:`llm_claims_harness.measure`; the row is a :class:`llm_claims_harness.row.Row`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_claims_harness import catalogue, environment, hooks, report, results
+from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
+    ROW, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir, row_id, seed, seeds,
+    spec_of, topic_of, verify)
+from llm_claims_harness.paths import not_writable_dir
+from llm_claims_harness.row import Row
+
+STATE = pytest.StashKey["RunState"]()
+RUN_ID = pytest.StashKey[str]()
+_PROPERTY = "claim_row"
+
+
+MAX_SEED = 2**31 - 1  # every generator takes it (numpy's legacy seeds stop at 2**32 − 1; offsets are added)
+
+
+def _int_in(text: str, low: int, high: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    return _int_in(text, 0, MAX_SEED // 2, f"a seed from 0 to {MAX_SEED // 2}")
+
+
+def _positive_int(text: str) -> int:
+    return _int_in(text, 1, 1000, "a positive integer up to 1000")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hooks)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("claims", "claims suite")
+    group.addoption("--claims-report-dir", default=None, metavar="DIR",
+                    help="where CLAIMS.md and results.json are written (default: <rootdir>/reports)")
+    group.addoption("--no-claims-report", action="store_true",
+                    help="measure and judge, but do not write the report")
+    group.addoption("--claims-catalogue", action="store_true",
+                    help="list every declared claim (id, kind, source, statement, post value, tolerance, "
+                         "expected verdict, version) in CATALOGUE.md in the report directory, without "
+                         "measuring anything")
+    group.addoption("--claims-strict", action="store_true",
+                    help="fail the run on an inconclusive claim (a value within its noise of a bound); by "
+                         "default such a row passes with a warning, and --claims-seeds N usually decides it")
+    group.addoption("--claims-seed", type=_seed, default=42, metavar="N",
+                    help="seed of every random draw in the claims (default: 42, the posts' seed)")
+    group.addoption("--claims-seeds", type=_positive_int, default=1, metavar="N",
+                    help="trained claims run N seeds, --claims-seed and the N − 1 after it, and judge the "
+                         "mean, whose noise is the calibration's SD / √N (default: 1)")
+
+
+class RunState:
+    """The controller's view of a run (a plugin object, one per config): rows measured, claims
+    collected; writes the report at the end. On an xdist worker it only forwards what it collected."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.rows: dict[str, dict] = {}
+        self.collected: results.Collected = {}  # test file -> {claim row id declared there: its claim's version}
+        self.started = time.time()
+        self.written: Path | None = None
+        self.warning = ""
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == _PROPERTY:
+                self.rows[value["id"]] = value
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist controller: learn what the workers collected (each worker collects everything)."""
+        self.collected.update(getattr(node, "workeroutput", {}).get("claims_collected", {}))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        config = self.config
+        if hasattr(config, "workerinput") or config.getoption("no_claims_report"):
+            return
+        if not self.rows:
+            return
+        out = report_dir(config)
+        env = environment.describe(config, device(config), wall_s=time.time() - self.started)
+        self.written, self.warning = results.write(out, self.rows, self.collected, env)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.rows:
+            return
+        unexpected = sorted(r["id"] for r in self.rows.values() if r["as_expected"] is False)
+        terminalreporter.section("claims")
+        terminalreporter.write_line(f"{len(self.rows)} claim rows measured")
+        for line in report.summary_lines(self.rows.values()):
+            terminalreporter.write_line("  " + line)
+        inconclusive = report.inconclusive(self.rows.values())
+        if inconclusive:
+            terminalreporter.write_line("inconclusive (value within its noise of a bound; --claims-seeds N narrows "
+                                        "it): " + ", ".join(inconclusive), yellow=True)
+        if unexpected:
+            terminalreporter.write_line("not as expected: " + ", ".join(unexpected), red=True)
+        if self.warning:
+            terminalreporter.write_line(f"report: {self.warning}", yellow=True)
+        if self.written:
+            terminalreporter.write_line(f"report: {self.written}")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: hand this run's id to each worker."""
+    node.workerinput["claims_run_id"] = node.config.stash[RUN_ID]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _check_report_dir(config)
+    config.addinivalue_line("markers", "claim(spec): a declared claim (added by llm_claims_harness.declare.claim); "
+                                       "select all with -m claim, one row with -k '<row id>'")
+    if config.getoption("claims_catalogue"):
+        if config.getoption("numprocesses", None):
+            raise pytest.UsageError("--claims-catalogue only collects; run it without -n")
+        config.option.collectonly = True
+    workerinput = getattr(config, "workerinput", {})
+    config.stash[RUN_ID] = workerinput.get("claims_run_id") or uuid.uuid4().hex
+    state = RunState(config)
+    config.stash[STATE] = state
+    config.pluginmanager.register(state, "claims-run-state")
+
+
+def _check_report_dir(config: pytest.Config) -> None:
+    """A report directory named with ``--claims-report-dir`` must be one this run can write to.
+
+    Raises:
+        pytest.UsageError: naming the path, what is wrong and what was expected.
+    """
+    named = config.getoption("claims_report_dir")
+    problem = not_writable_dir(report_dir(config)) if named and not config.getoption("no_claims_report") else None
+    if problem:
+        raise pytest.UsageError(f"report: --claims-report-dir={named}: {problem}; expected a directory this run "
+                                "can create or write to")
+
+
+def run_id(config: pytest.Config) -> str:
+    """This run's id, the same on the xdist controller and every worker."""
+    return config.stash[RUN_ID]
+
+
+def device(config: pytest.Config) -> str:
+    """The device this process measures on, from the suite's ``pytest_claims_device`` hook (default ``cpu``)."""
+    return config.hook.pytest_claims_device(config=config) or "cpu"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse duplicate ids, make claim ids selectable with ``-k``, and remember what was declared
+    before ``-k``/``-m`` deselect anything, so the report can tell a stale row from an unrun one."""
+    owner: dict[str, str] = {}
+    state = config.stash[STATE]
+    for item in items:
+        spec = spec_of(item)
+        if spec is None:
+            continue
+        function = item.nodeid.split("[")[0]
+        if owner.setdefault(spec.id, function) != function:
+            raise pytest.UsageError(f"claim id {spec.id!r} is declared twice: {owner[spec.id]} and {function}")
+        rid = row_id(item)
+        item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
+        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = spec.version
+    if hasattr(config, "workeroutput"):  # xdist worker: the controller reads this when we finish
+        config.workeroutput["claims_collected"] = state.collected
+    if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error
+        listed = [{**spec_of(item).resolve(case_id(item)), "file": item.nodeid.split("::")[0]}
+                  for item in items if spec_of(item) is not None]
+        path = catalogue.write(report_dir(config) / "CATALOGUE.md", listed)
+        config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    result = yield
+    if spec_of(item) is not None and ROW not in item.stash:
+        raise ClaimError(f"{item.nodeid}: a claim test must end by calling verify(measured)")
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    rep = yield
+    spec = spec_of(item)
+    if spec is None or rep.when == "teardown" or (rep.when == "setup" and rep.passed):
+        return rep
+    if ROW in item.stash:
+        row = dataclasses.replace(item.stash[ROW])
+    else:  # skipped, or raised before measuring
+        fields = spec.resolve(case_id(item))
+        if rep.skipped:
+            verdict, reason = "skipped", _skip_reason(rep)
+        else:
+            excinfo = call.excinfo
+            text = f"{excinfo.typename}: {excinfo.value}" if excinfo else rep.longreprtext
+            verdict, reason = "error", " ".join(text.split())[:300]
+        row = Row.unmeasured(fields, item.nodeid, topic=topic_of(item), verdict=verdict, reason=reason)
+    # The measurement device for rows that train or load models through the `device` fixture; the CPU otherwise.
+    row.finish(duration_s=rep.duration, device=device(item.config) if "device" in item.fixturenames else "cpu")
+    rep.user_properties.append((_PROPERTY, row.to_dict()))
+    return rep
+
+
+def _skip_reason(rep: pytest.TestReport) -> str:
+    if isinstance(rep.longrepr, tuple) and len(rep.longrepr) == 3:
+        return str(rep.longrepr[2]).removeprefix("Skipped: ")
+    return str(rep.longrepr)

@@ -1,0 +1,85 @@
+"""What the report says about rows, shared by ``CLAIMS.md``, the terminal summary, the catalogue and the
+comparison: how a value is shown, the verdict counts per kind of claim, the inconclusive list.
+
+The report itself: :mod:`llm_claims_harness.row` (one row), :mod:`llm_claims_harness.results`
+(``results.json``: schema, merge, write), :mod:`llm_claims_harness.markdown` (``CLAIMS.md``),
+:mod:`llm_claims_harness.order` (the posts' order).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from llm_claims_harness.declare import flatten
+
+ORDER = ("holds", "refuted", "inconclusive", "skipped", "error")
+MARK = {"holds": "✅", "refuted": "❌", "inconclusive": "❔", "skipped": "⏭", "error": "💥"}
+# How the summary names a verdict for each kind of claim: a control is judged against its design.
+KIND_TITLES = {"post": "the posts' claims", "beyond": "beyond the posts", "control": "controls"}
+
+
+# The source posts, cited by title and date (the copies the project was given carry neither author nor address).
+POSTS = (
+    "- Post A: \"LLM from the Scratch in DGX Spark — (8) 위치 Embedding에 대해서 알아보자\" (2026-07-12).",
+    "- Post B: an untitled explainer of sinusoidal positional encoding between parts 2 and 3 of an embeddings "
+    "series (opens \"토큰을 embedding vector로 바꾸면 문장은 숫자 벡터의 나열이 된다\").",
+)
+
+
+def show(value: Any, digits: int = 4) -> str:
+    """Format a measured or post value once, the same way everywhere."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value == 0 or 1e-3 <= abs(value) < 1e6:
+            return f"{value:.{digits}g}"
+        return f"{value:.2e}"
+    if isinstance(value, (list, tuple)):
+        flat = flatten(value)
+        if len(flat) <= 8:
+            return "[" + ", ".join(show(v, digits) for v in value) + "]"
+        return f"{len(flat)} values"
+    return str(value)
+
+
+def count(rows: Iterable[dict]) -> dict[str, dict[str, int]]:
+    """Verdict counts per kind of claim (``post``, ``beyond``, ``control``), each in report order
+    (holds, refuted, inconclusive, skipped, error)."""
+    c = Counter((r.get("kind"), r["verdict"]) for r in rows)
+    return {kind: {v: c.get((kind, v), 0) for v in ORDER} for kind in KIND_TITLES}
+
+
+def words(kind: str, verdict: str, as_expected: bool | None) -> str:
+    if kind == "control" and verdict in ("holds", "refuted"):
+        return "behave as designed" if as_expected else "not as designed"
+    if kind == "post":
+        return {"holds": "confirmed", "refuted": "refuted"}.get(verdict, verdict)
+    return verdict
+
+
+_WORD_ORDER = ("confirmed", "holds", "behave as designed", "refuted", "not as designed", "inconclusive", "skipped",
+               "error")
+
+
+def summary_lines(rows: Iterable[dict]) -> list[str]:
+    """One line per kind of claim, e.g. ``the posts' claims: 40 confirmed · 3 refuted · 1 inconclusive``;
+    a control's decided verdict is counted as behaving, or not, as designed (never as a refuted claim)."""
+    rows = list(rows)
+    lines = []
+    for kind, title in KIND_TITLES.items():
+        c = Counter(words(kind, r["verdict"], r.get("as_expected")) for r in rows if r.get("kind") == kind)
+        if c:
+            lines.append(f"{title}: " + " · ".join(f"{c[w]} {w}" for w in _WORD_ORDER if c[w]))
+    return lines
+
+
+def inconclusive(rows: Iterable[dict]) -> list[str]:
+    """``id (margin +1.2 SD)`` for every inconclusive row, by id."""
+    return [f"{r['id']} ({r['margin_sigma']:+.1f} SD)" for r in sorted(rows, key=lambda r: r["id"])
+            if r["verdict"] == "inconclusive"]

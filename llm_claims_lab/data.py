@@ -1,0 +1,291 @@
+"""The external data of the word2vec claims: pinned public sources (:mod:`llm_claims_lab.data_registry`),
+fetched once, verified, and built into a local cache.
+
+:class:`Store` fetches (``pooch``: download to a temporary file, hash check, move), verifies and builds into
+the data directory (:func:`~llm_claims_lab.data_locations.data_dir`). A cached file that matches its hash is never fetched again; one that does not is fetched again. Under
+pytest-xdist one worker fetches while the others wait (a file lock in the data directory).
+
+A mirror (``--claims-data-mirror`` or ``$CLAIMS_DATA_MIRROR``: a local directory, a ``file://`` URL or an
+http(s) base URL) replaces the network. It is laid out like this::
+
+    ko_wordvec_eval/WS353_korean.csv, ko_wordvec_eval/word_analogy_korean.txt   (as published)
+    corpus_ko/raw/wiki_00.xz … wiki_19.xz                                      (xz-compressed copies)
+
+and every file from it is checked against the published sha256 (of the decompressed bytes for ``.xz``).
+
+Command line, on a machine with network: ``python -m llm_claims_lab.data fetch [--data-dir DIR] [--mirror SRC]``
+fetches and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the registry.
+
+Every public name of :mod:`~llm_claims_lab.data_registry` and :mod:`~llm_claims_lab.data_locations` is
+importable from here. The registry's default is this module's :data:`REGISTRY`, read when called, so that
+replacing ``llm_claims_lab.data.REGISTRY`` (a test's mini registry) reaches :func:`mirror`, :class:`Store` and
+:func:`main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import lzma
+import shutil
+import sys
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import filelock
+import pooch
+import requests
+
+from llm_claims_lab import kowiki
+from llm_claims_lab.atomic import write_atomic, write_text_atomic
+from llm_claims_lab.data_locations import (
+    DATA_DIR_ENV,
+    MIRROR_ENV,
+    DataError,
+    DataHashMismatch,
+    DataUnavailable,
+    ExplicitPathError,
+    Mirror,
+    data_dir,
+    named_path,
+)
+from llm_claims_lab.data_registry import (
+    ATTRIBUTION_FILE,
+    CORPUS_FILE,
+    REGISTRY,
+    SOURCES_FILE,
+    DataSet,
+    PublishedFile,
+    Registry,
+    describe,
+    mirror_layout,
+)
+
+FETCH_COMMAND = "python -m llm_claims_lab.data fetch"
+TIMEOUT_S = (5.0, 60.0)  # (connect, read) seconds: an offline machine is told apart quickly
+pooch.get_logger().setLevel(logging.WARNING)  # Store reports progress itself (its ``say``)
+
+
+def mirror(option: str | None, flag: str = "--claims-data-mirror",
+           registry: Registry | None = None) -> Mirror | None:
+    """The mirror the user named (``option``, else ``$CLAIMS_DATA_MIRROR``), or None (fetch from the network).
+    A local directory (or ``file://`` URL) must hold every file of ``registry`` (default :data:`REGISTRY`);
+    a URL mirror is checked file by file as it is read.
+
+    Raises:
+        ExplicitPathError: an unsupported URL scheme, or a directory that lacks the layout.
+    """
+    named = named_path(option, flag, MIRROR_ENV)
+    if named is None:
+        return None
+    text, how = named
+    scheme = urllib.parse.urlsplit(text).scheme
+    if scheme in ("http", "https"):
+        return Mirror(text.rstrip("/"), how)
+    if scheme == "file":
+        text = urllib.request.url2pathname(urllib.parse.urlsplit(text).path)
+    elif "://" in text:
+        raise ExplicitPathError(f"{how} names {text}: expected a directory, a file:// URL or an http(s) URL")
+    registry = registry or REGISTRY
+    found = Mirror(str(Path(text).expanduser()), how)
+    files = [*registry.ko_eval.files, *registry.kowiki.files]
+    missing = [f.mirror_path for f in files if not Path(found.locate(f)).is_file()]
+    if missing:
+        problem = (f"lacks {len(missing)} of the {len(files)} mirrored files (first: {missing[0]})"
+                   if Path(found.root).is_dir() else "is not a directory")
+        raise ExplicitPathError(f"{how} names {found.root}, which {problem}: expected a directory or URL "
+                                f"laid out as {mirror_layout(registry)}")
+    return found
+
+
+class Store:
+    """The data directory: fetches, verifies and builds on first use, then serves the cached files.
+
+    ``mirror`` replaces the network; ``timeout`` is (connect, read) seconds per HTTP request; ``progressbar``
+    shows tqdm bars for HTTP downloads; ``say`` receives one line per fetch or build step.
+    """
+
+    def __init__(self, root: Path, mirror: Mirror | None = None, *, registry: Registry | None = None,
+                 timeout: tuple[float, float] = TIMEOUT_S, progressbar: bool = False,
+                 say: Callable[[str], None] = lambda _line: None) -> None:
+        self.root, self.mirror, self.registry = root, mirror, registry or REGISTRY
+        self.timeout, self.progressbar, self.say = timeout, progressbar, say
+
+    def ko_eval(self) -> Path:
+        """The directory holding the Korean WS-353 and analogy files, fetched and verified on first use.
+
+        Raises:
+            DataUnavailable: no mirror, the network is unreachable and the cache lacks a file.
+            DataHashMismatch: a fetched file is not the published one.
+            ExplicitPathError: the mirror lacks a file or cannot be read.
+        """
+        data_set = self.registry.ko_eval
+        if not self._complete(data_set):
+            with self._lock():
+                self._fetch(data_set)
+                write_text_atomic(self.root / data_set.name / SOURCES_FILE, describe(data_set))
+        return self.root / data_set.name
+
+    def corpus(self) -> Path:
+        """The cleaned Korean Wikipedia corpus (UTF-8, one paragraph per line; sha256 pinned in the registry),
+        with ``attribution.tsv.xz`` and ``SOURCES.txt`` beside it; fetched and built on first use.
+
+        Raises:
+            DataUnavailable, DataHashMismatch, ExplicitPathError: as :meth:`ko_eval`; DataHashMismatch also
+                when the text built from the verified files differs from the pinned sha256.
+        """
+        data_set = self.registry.kowiki
+        target = self.root / data_set.name / CORPUS_FILE
+        if not self._built(target):
+            with self._lock():
+                if not self._built(target):
+                    self._fetch(data_set)
+                    self._build(data_set, target)
+        return target
+
+    def _lock(self) -> filelock.FileLock:
+        """The lock that one process holds while it fetches or builds (xdist workers share the directory)."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DataError(f"cannot create the data directory {self.root} ({exc.strerror}): name a writable "
+                            f"one with --claims-data-dir or ${DATA_DIR_ENV}") from None
+        return filelock.FileLock(self.root / ".fetch.lock")
+
+    def _complete(self, data_set: DataSet) -> bool:
+        """Whether every file of ``data_set`` and its ``SOURCES.txt`` are cached and verified."""
+        return (self.root / data_set.name / SOURCES_FILE).is_file() and all(
+            _matches(self.root / f.path, f.sha256) for f in data_set.files)
+
+    def _built(self, target: Path) -> bool:
+        return (_matches(target, self.registry.corpus_sha256)
+                and (target.parent / ATTRIBUTION_FILE).is_file() and (target.parent / SOURCES_FILE).is_file())
+
+    def _fetch(self, data_set: DataSet) -> None:
+        """Put the files of ``data_set`` in the cache, verified; copies already there that match are kept."""
+        todo = [f for f in data_set.files if not _matches(self.root / f.path, f.sha256)]
+        if todo:
+            where = self.mirror.root if self.mirror else "the network"
+            self.say(f"fetching {data_set.name} ({len(todo)} files) from {where} into {self.root}")
+        for f in todo:
+            self._fetch_file(f)
+
+    def _fetch_file(self, f: PublishedFile) -> None:
+        target = self.root / f.path
+        source = self.mirror.locate(f) if self.mirror else f.url
+        downloader = (self.mirror.downloader(self.progressbar, self.timeout) if self.mirror
+                      else pooch.HTTPDownloader(progressbar=self.progressbar, timeout=self.timeout))
+        try:
+            if self.mirror and f.mirror_path.endswith(".xz"):
+                packed = Path(pooch.retrieve(source, known_hash=None, fname=f"{target.name}.xz",
+                                             path=target.parent, downloader=downloader))
+                try:
+                    write_atomic(target, lambda tmp: self._unpack(packed, Path(tmp), f, source))
+                finally:
+                    packed.unlink(missing_ok=True)
+            else:
+                pooch.retrieve(source, known_hash=f"sha256:{f.sha256}", fname=target.name, path=target.parent,
+                               downloader=downloader)
+        except ValueError as exc:  # pooch: the downloaded file's hash differs; it was deleted
+            raise DataHashMismatch(f"{f.path} from {source}: {exc} Fix: {self._fix(f, source)}") from None
+        except (OSError, lzma.LZMAError) as exc:  # requests' errors are OSErrors too
+            if self.mirror:
+                raise ExplicitPathError(
+                    f"{self.mirror.how} names {self.mirror.root}, but {source} cannot be read "
+                    f"({type(exc).__name__}: {exc}): expected the published file {f.url}"
+                    f"{' xz-compressed' if f.mirror_path.endswith('.xz') else ''}") from None
+            if isinstance(exc, requests.RequestException):
+                raise DataUnavailable(
+                    f"the data cache {self.root} lacks {f.path} and {f.url} cannot be fetched "
+                    f"({type(exc).__name__}). On a machine with network run `{FETCH_COMMAND} --data-dir DIR` "
+                    f"and copy DIR here, then pass --claims-data-dir DIR (or ${DATA_DIR_ENV}=DIR); or set "
+                    f"${MIRROR_ENV} (--claims-data-mirror) to a mirror directory or URL") from None
+            raise
+
+    def _unpack(self, packed: Path, out: Path, f: PublishedFile, source: str) -> None:
+        """Decompress a mirror's ``.xz`` copy into ``out`` and check it against the published sha256."""
+        with lzma.open(packed) as src, open(out, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        actual = pooch.file_hash(str(out))
+        if actual != f.sha256:
+            raise DataHashMismatch(f"{f.path} from {source} (decompressed) has sha256 {actual}, the "
+                                   f"published file has {f.sha256}; nothing was kept. "
+                                   f"Fix: {self._fix(f, source)}")
+
+    def _fix(self, f: PublishedFile, source: str) -> str:
+        if self.mirror:
+            packed = " (xz-compressed)" if f.mirror_path.endswith(".xz") else ""
+            return f"replace {source} with the published file {f.url}{packed}, or unset {self.mirror.how}"
+        return (f"fetch again (`{FETCH_COMMAND}`); if it persists, something between here and {f.url} alters "
+                f"the download: fetch on another machine and pass its data directory (--claims-data-dir)")
+
+    def _build(self, data_set: DataSet, target: Path) -> None:
+        """Write the attribution list, SOURCES.txt and the cleaned corpus (last, verified before its move)."""
+        raw = [self.root / f.path for f in data_set.files]
+        self.say(f"building {target} from {len(raw)} files")
+        tsv = "curid\turl\ttitle\n" + "".join(f"{a.curid}\t{a.url}\t{a.title}\n"
+                                              for a in kowiki.articles(_lines(raw)))
+        write_atomic(target.parent / ATTRIBUTION_FILE,
+                     lambda tmp: Path(tmp).write_bytes(lzma.compress(tsv.encode("utf-8"))))
+        write_text_atomic(target.parent / SOURCES_FILE, describe(data_set) + (
+            f"{CORPUS_FILE}: built from these files by llm_claims_lab/kowiki.py, one paragraph per line\n"
+            f"  sha256 {self.registry.corpus_sha256}\n"))
+        write_atomic(target, lambda tmp: self._write_corpus(raw, Path(tmp), target))
+
+    def _write_corpus(self, raw: list[Path], out: Path, target: Path) -> None:
+        with open(out, "w", encoding="utf-8", newline="\n") as fh:
+            fh.writelines(paragraph + "\n" for paragraph in kowiki.paragraphs(_lines(raw)))
+        actual = pooch.file_hash(str(out))
+        if actual != self.registry.corpus_sha256:
+            raise DataHashMismatch(
+                f"{target} built from the verified raw files has sha256 {actual}, the registry pins "
+                f"{self.registry.corpus_sha256}; nothing was kept. Fix: the cleaning (llm_claims_lab/kowiki.py) "
+                f"changed: restore it, or pin the new sha256 in llm_claims_lab/data_registry.py (it keys the cached "
+                f"word2vec models)")
+
+
+def _matches(path: Path, sha256: str) -> bool:
+    return path.is_file() and pooch.file_hash(str(path)) == sha256
+
+
+def _lines(paths: list[Path]) -> Iterator[str]:
+    """The lines of UTF-8 text files in turn, read in text mode (universal newlines)."""
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            yield from fh
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m llm_claims_lab.data fetch|list``: see the module docstring. Returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m llm_claims_lab.data",
+                                     description="Fetch, verify and build the word2vec claims' data.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    fetch = commands.add_parser("fetch", help="fetch and build every data set into the data directory")
+    fetch.add_argument("--data-dir", metavar="DIR",
+                       help=f"where to put it (default: ${DATA_DIR_ENV}, else <user cache>/llm-claims/data)")
+    fetch.add_argument("--mirror", metavar="DIR|URL",
+                       help=f"read the files from this mirror, not the network (default: ${MIRROR_ENV})")
+    commands.add_parser("list", help="the data sets: sources, sha256, license and attribution")
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        print("\n".join(describe(s) for s in (REGISTRY.ko_eval, REGISTRY.kowiki)), end="")
+        print(f"{REGISTRY.kowiki.name}/{CORPUS_FILE}: built from these by llm_claims_lab/kowiki.py, "
+              f"sha256 {REGISTRY.corpus_sha256}")
+        return 0
+    try:
+        store = Store(data_dir(args.data_dir, "--data-dir"), mirror(args.mirror, "--mirror"),
+                      progressbar=True, say=lambda line: print(line, file=sys.stderr, flush=True))
+        eval_dir, corpus = store.ko_eval(), store.corpus()
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Korean evaluation sets: {eval_dir}\nKorean Wikipedia corpus: {corpus}")
+    if store.root != data_dir(None):
+        print(f"pytest finds them with --claims-data-dir {store.root} (or {DATA_DIR_ENV}={store.root})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""What the loaders of real embedding tables and models (:mod:`llm_claims_lab.embeddings`) return and
+raise."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import torch
+
+from llm_claims_lab.analogy import Vocabulary
+
+
+class EmbeddingsUnavailable(RuntimeError):
+    """An embedding table could not be loaded; the message says what was tried and how to provide it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Embeddings:
+    """A table, the vocabulary that names its rows, and where it came from."""
+
+    table: torch.Tensor  # [V, D] float32
+    vocab: Vocabulary
+    source: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Model:
+    """A transformers model, the tokenizer that names its inputs, and where its weights came from."""
+
+    model: torch.nn.Module  # GPT2Model in eval mode, eager attention
+    tokenizer: Any  # GPT2TokenizerFast (llm_claims_lab.tokenizers.gpt2_tokenizer)
+    source: str

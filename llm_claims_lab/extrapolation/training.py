@@ -1,0 +1,81 @@
+"""Post A's training of the length-extrapolation model: its initial weights, its batches and its loop.
+
+Training (and evaluation) run on one CPU thread: these small operations gain nothing from a second (see
+``benchmarks/bench_extrapolation.py``), ``pytest -n 2`` can then train two models at once, and the weights
+do not depend on the machine's core count. :data:`TRAINING_CODE` lists the code the trained weights depend on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import torch
+
+from llm_claims_lab import attention, cache
+from llm_claims_lab.positional import absolute, biases, rope
+from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel, positional_scheme
+
+
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """Run torch on one CPU thread inside the block (restored after)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def initial_model(config: ExtrapolationConfig, seed: int) -> tuple[ExtrapolationModel, torch.Tensor]:
+    """The post's initial model for ``seed`` and the CPU random state right after it was built.
+
+    Uses torch's global generator as the post does, inside :func:`torch.random.fork_rng`, so the
+    caller's global random state is left untouched.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = ExtrapolationModel(config)
+        return model, torch.get_rng_state()
+
+
+def data_generator(seed: int, cpu_state: torch.Tensor, device: torch.device) -> torch.Generator:
+    """The generator of the post's batches: on CPU the global stream continues after the model's
+    initialisation; on CUDA it is CUDA's own generator, seeded by the same ``manual_seed``."""
+    g = torch.Generator(device)
+    if device.type == "cpu":
+        g.set_state(cpu_state)
+    else:
+        g.manual_seed(seed)
+    return g
+
+
+def train(config: ExtrapolationConfig, seed: int, device: torch.device, *, checkpoints: Sequence[int] = (),
+          progress: cache.Progress | None = None) -> cache.Tensors:
+    """Train post A's model; return, for each checkpoint step ``s`` (and ``config.steps``), its weights
+    as ``step{s}/<parameter>``. Runs on one CPU thread when ``device`` is the CPU. The weights at step
+    ``s`` do not depend on later checkpoints: a run to 12,000 steps passes through the 3000-step run."""
+    model, cpu_state = initial_model(config, seed)
+    model.to(device)
+    g = data_generator(seed, cpu_state, device)
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr)
+    saved: cache.Tensors = {}
+    shape = (config.batch_size, config.train_len)
+    with one_thread() if device.type == "cpu" else contextlib.nullcontext():
+        for step in range(1, config.steps + 1):
+            x = torch.randint(0, config.vocab_size, shape, generator=g, device=device)  # [B, T]
+            loss = model.loss(x)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if step in checkpoints or step == config.steps:
+                saved.update({f"step{step}/{k}": v.detach().clone() for k, v in model.state_dict().items()})
+            if progress is not None and (step % 100 == 0 or step == config.steps):
+                progress(step, config.steps)
+    return saved
+
+
+# What trained weights depend on (their cache fingerprint); editing evaluation or reports retrains nothing.
+TRAINING_CODE = (ExtrapolationConfig, positional_scheme, ExtrapolationModel, one_thread, initial_model,
+                 data_generator, train, absolute, biases, rope, attention)

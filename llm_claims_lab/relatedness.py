@@ -1,0 +1,63 @@
+"""Word relatedness against people's judgements (the Korean WS-353 of Park et al. 2018): two tables compared
+on the same pairs, as ``w2v.tokenizer_choice`` compares post A's stems with other segmentations."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import torch
+from scipy import stats
+
+from llm_claims_lab.analogy import Vocabulary, cosine
+from llm_claims_lab.stats import BOOTSTRAP_RESAMPLES, bootstrap
+
+
+def word_vectors(table: torch.Tensor, vocab: Vocabulary, words: Sequence[str]) -> torch.Tensor:
+    """``[n, D]`` (float64): each word's rows of ``table: [V, D]`` averaged (one row for a one-token word).
+
+    Raises:
+        IndexError / RuntimeError: a word without rows (check :func:`covers` first).
+    """
+    return torch.stack([table[vocab.ids(w)].double().mean(0) for w in words])
+
+
+def covers(vocab: Vocabulary, a: str, b: str) -> bool:
+    """Both words have rows, and not the same rows (a pair on one row has cosine 1 in any table)."""
+    ra, rb = vocab.ids(a), vocab.ids(b)
+    return bool(ra) and bool(rb) and ra != rb
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman ρ of two ``[n]`` arrays."""
+    return stats.spearmanr(x, y).statistic
+
+
+def rho_difference(tables: Mapping[str, tuple[torch.Tensor, Vocabulary]], pairs: Sequence, first: str,
+                   second: str, *, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> dict:
+    """ρ(first) − ρ(second) between cosine and human score over the ``pairs`` (``.first``, ``.second``,
+    ``.score``) that both tables cover, with the paired bootstrap over pairs
+    (:func:`llm_claims_lab.stats.bootstrap`, BCa, ``resamples`` draws seeded by ``seed``). ``tables``: name ->
+    (``[V, D]`` table, its vocabulary).
+
+    Returns ``delta`` (Δρ), ``se`` (its bootstrap SE), ``n`` (pairs), ``rho`` (each ρ on those pairs),
+    ``own coverage`` (pairs each table covers alone) and ``interval`` (95 %).
+
+    Raises:
+        ValueError: fewer than 3 pairs covered by both.
+    """
+    both = [p for p in pairs if all(covers(tables[k][1], p.first, p.second) for k in (first, second))]
+    if len(both) < 3:
+        raise ValueError(f"{first} and {second} cover {len(both)} pairs together: too few for a rank correlation")
+    human = np.array([p.score for p in both])  # [n]
+    cos = {k: cosine(word_vectors(*tables[k], [p.first for p in both]),
+                     word_vectors(*tables[k], [p.second for p in both])).numpy() for k in (first, second)}  # [n]
+
+    def delta(c1: np.ndarray, c2: np.ndarray, h: np.ndarray) -> float:
+        return spearman(c1, h) - spearman(c2, h)
+
+    boot = bootstrap((cos[first], cos[second], human), delta, seed=seed, resamples=resamples)
+    return {"delta": delta(cos[first], cos[second], human), "se": boot.standard_error, "n": len(both),
+            "rho": {k: round(spearman(cos[k], human), 3) for k in (first, second)},
+            "own coverage": {k: sum(covers(tables[k][1], p.first, p.second) for p in pairs) for k in (first, second)},
+            "interval": [round(v, 3) for v in boot.confidence_interval]}

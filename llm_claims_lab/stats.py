@@ -1,0 +1,92 @@
+"""The noise of measured values: standard errors, t-intervals, noise components over seeds, the SD of a share,
+and the bootstrap. One place for each formula, so that every claim and calibration script computes it alike.
+
+The order of the arithmetic in each function is part of its contract: results committed in ``reports/`` and
+``calibration/`` were computed in this order, and a reordering could move their last bit.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from scipy import stats as scipy_stats
+
+BOOTSTRAP_RESAMPLES = 4000  # resamples of pairs (or step times): the SE estimate itself varies by ~1 %
+THREE_SD_QUANTILE = 0.99865  # Φ(3): the upper quantile of the two-sided 99.73 % (± 3 SD) interval
+
+SD = TypeVar("SD")  # a float, or a tensor of SDs (elementwise)
+
+
+def standard_error(sd: SD, n: int) -> SD:
+    """The SD of a mean of ``n`` independent values whose SD is ``sd``: ``sd / √n``, in ``sd``'s unit.
+    ``sd``: a float, or a tensor (elementwise, in its dtype)."""
+    return sd / math.sqrt(n)
+
+
+def t_half_width(sd: SD, n: int, quantile: float) -> SD:
+    """Half-width of the two-sided t-interval of a mean of ``n`` values whose sample SD is ``sd``:
+    ``sd/√n · t_quantile(n − 1)``; ``quantile`` 0.975 for the 95 % interval, :data:`THREE_SD_QUANTILE` for
+    the 99.73 % one. ``sd``: a float, or a tensor (elementwise)."""
+    return standard_error(sd, n) * float(scipy_stats.t.ppf(quantile, n - 1))
+
+
+def mean_and_t_noise(values: Sequence[float]) -> tuple[float, float]:
+    """Mean of ``values`` (one per seed) and its noise: the standard error (sample SD / √n) scaled by
+    t₀.₉₉₈₆₅(n − 1) / 3, so that 3 noise, a decision band of the claims harness, is the 99.73 % t-interval of
+    a mean whose SD comes from the n values alone (× 1.36 with 10 values)."""
+    n = len(values)
+    return statistics.fmean(values), t_half_width(statistics.stdev(values), n, THREE_SD_QUANTILE) / 3
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    """``n``, ``mean`` and ``sd`` (the sample SD) of ``values``, in their unit."""
+    return {"n": len(values), "mean": statistics.fmean(values), "sd": statistics.stdev(values)}
+
+
+def noise_components(values: Sequence[float], eval_se: Sequence[float] | None) -> dict[str, float]:
+    """:func:`summary` of per-seed ``values`` — ``sd``, the sample SD over seeds, is one run's total noise —
+    and, given each seed's evaluation standard error ``eval_se``, ``eval_sd`` (their RMS) and ``seed_sd``
+    (``√max(sd² − eval_sd², 0)``, what the spread over seeds has beyond evaluation), all in the values'
+    unit."""
+    out = summary(values)
+    if eval_se is not None:
+        sd, ev = out["sd"], math.sqrt(sum(e * e for e in eval_se) / len(eval_se))
+        out |= {"eval_sd": ev, "seed_sd": math.sqrt(max(sd * sd - ev * ev, 0.0))}
+    return out
+
+
+def binomial_sd(hits: int, n: int) -> float:
+    """Standard deviation of a share of ``hits`` in ``n`` draws: ``sqrt(p(1 − p)/ñ)`` with the Agresti–Coull
+    estimate ``p = (hits + z²/2)/ñ``, ``ñ = n + z²``, z = 1.96, which is not 0 when ``hits`` is 0 or ``n``.
+    Unit: fraction (multiply by 100 for pp)."""
+    z2 = 1.96 ** 2
+    p = (hits + z2 / 2) / (n + z2)
+    return math.sqrt(p * (1 - p) / (n + z2))
+
+
+def bootstrap(samples: Sequence[Any], statistic: Callable[..., float], *, seed: int, paired: bool = True,
+              method: str = "BCa", resamples: int = BOOTSTRAP_RESAMPLES) -> Any:
+    """``scipy.stats.bootstrap`` of a scalar ``statistic`` of ``samples`` (a sequence of ``[n]`` arrays,
+    resampled together when ``paired``), ``resamples`` draws seeded by ``seed``: its ``standard_error`` and its
+    95 % ``confidence_interval`` by ``method`` (``BCa``, ``percentile``, ``basic``)."""
+    return scipy_stats.bootstrap(samples, statistic, paired=paired, vectorized=False, method=method,
+                                 n_resamples=resamples, random_state=seed)
+
+
+def mean_over_seeds(values: Sequence[float], eval_sd: float) -> tuple[float, float]:
+    """Mean of one measurement's per-seed ``values`` (every seed measured on the same evaluation set) and its
+    noise: ``eval_sd``, the evaluation set's part (shared by the seeds, so not divided by their number),
+    combined with the seeds' standard error (sample SD / √n) when there are two or more. One seed gives
+    ``(values[0], eval_sd)`` unchanged. Units: those of ``values``.
+
+    Raises:
+        ValueError: no value.
+    """
+    if not values:
+        raise ValueError("mean_over_seeds needs at least one value")
+    if len(values) == 1:
+        return values[0], eval_sd
+    return statistics.fmean(values), math.hypot(eval_sd, standard_error(statistics.stdev(values), len(values)))

