@@ -96,8 +96,7 @@ class Tolerance:
         (``None`` for non-numeric equality and for bounds).
 
         Raises:
-            ValueError: ``close`` without a reference, shapes that differ, or a non-numeric value
-                given to a bound.
+            ValueError: ``close`` without a reference, shapes that differ, or a bound given a non-number.
         """
         if self.kind == "close":
             if reference is None:
@@ -207,6 +206,7 @@ class Claim:
     version_note: str = ""
 
     def __post_init__(self) -> None:
+        __tracebackhide__ = True
         name = f"claim {self.id!r}"
         if not isinstance(self.id, str) or not _ID.match(self.id):
             raise ClaimDeclarationError(f"{name}: id must be dotted lower-case words, e.g. 'pe.sin.position0'")
@@ -242,6 +242,9 @@ class Claim:
         Raises:
             ClaimDeclarationError: the claim declares cases and ``case_id`` is not one of them.
         """
+        if self.cases and case_id is None:
+            raise ClaimDeclarationError(f"claim {self.id!r} declares cases {sorted(self.cases)} but its test is not "
+                                        "parametrised: give the test a `case` argument or the cases' params")
         if self.cases and case_id not in self.cases:
             raise ClaimDeclarationError(f"claim {self.id!r}: test parameter id {case_id!r} is not one of its "
                                         f"declared cases {sorted(self.cases)}")
@@ -274,10 +277,9 @@ def claim(**fields: Any) -> Callable:
     values; every case must name the same arguments.
 
     Raises:
-        ClaimDeclarationError: missing tolerance, kind or expect_source, unknown kind or expected verdict,
-            malformed id, a version above 1 without a version_note, cases whose ``params`` name different
-            arguments.
+        ClaimDeclarationError: as :class:`Claim` does; also cases whose ``params`` name different arguments.
     """
+    __tracebackhide__ = True  # a bad declaration is reported in one line, at the declaration
     spec = Claim(**fields)
     mark = pytest.mark.claim(spec)
     if not spec.cases:
@@ -289,7 +291,7 @@ def claim(**fields: Any) -> Callable:
 
     def decorate(test: Callable) -> Callable:
         wanted = (["case"] if "case" in test.__code__.co_varnames[:test.__code__.co_argcount] else []) + argnames
-        if not wanted:  # the test parametrises itself (ids must then be the declared cases)
+        if not wanted:  # parametrised by the test itself: its ids must be the cases (else a usage error)
             return mark(test)
         values = [pytest.param(*(([cid] if wanted[0] == "case" else []) + [c.params[a] for a in argnames]), id=cid)
                   for cid, c in spec.cases.items()]

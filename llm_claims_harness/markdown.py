@@ -66,8 +66,9 @@ def _wrap(text: str, indent: str = "") -> list[str]:
 
 
 def slug(title: str, taken: set[str]) -> str:
-    """A short, stable anchor for a topic title (its first words), unique among ``taken``."""
-    words = re.findall(r"[a-z0-9]+", title.lower())[:1] or ["topic"]
+    """A short anchor for a topic title, from its first four words, so that it survives other topics coming and
+    going (numbered only if two titles share those words); unique among ``taken``."""
+    words = re.findall(r"[a-z0-9]+", title.lower())[:4] or ["topic"]
     base = name = "-".join(words)
     n = 2
     while name in taken:
@@ -188,13 +189,14 @@ class _Legend:
 
     def lines(self, title: str, limit: int) -> list[str]:
         """The legend; a text that contains another labelled text names that label instead of repeating it
-        (``D3`` = ``Evaluated at 20, 40 and 80. + D1``)."""
+        (``D3`` = ``Evaluated at 20, 40 and 80. (as D1)``)."""
         out = []
         for text, name in self.texts.items():
             inner = max((t for t in self.texts if t != text and t in text), key=len, default="")
             if inner:
                 before, after = text.split(inner, 1)
-                text = " + ".join(p for p in (cut(before, limit), self.texts[inner], cut(after, limit)) if p.strip())
+                text = " ".join(p for p in (cut(before, limit).rstrip(" ;,"), f"(as {self.texts[inner]})",
+                                            cut(after, limit).lstrip(" ;,")) if p.strip())
             out += _wrap(f"**{name}** {text if inner else cut(text, limit)}", "- ")
         return ([f"{title}:", ""] + out + [""]) if out else []
 

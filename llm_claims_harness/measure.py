@@ -150,8 +150,11 @@ def verify(request: pytest.FixtureRequest):
 
     def _verify(measured: Any, *, reference: Any = None, details: dict | None = None,
                 noise: float | None = None, figures: list[str] | tuple[str, ...] = ()) -> str:
+        __tracebackhide__ = True  # a misuse is reported in one line, at the test's own call
         if ROW in item.stash:
             raise ClaimError(f"claim {fields['id']!r}: verify() called twice; one test, one measurement")
+        if isinstance(figures, str):
+            raise ClaimError(f"claim {fields['id']!r}: figures must be a list of paths, got the string {figures!r}")
         bad = [f for f in figures if not isinstance(f, str) or not _FIGURE.match(f)]
         if bad:
             raise ClaimError(f"claim {fields['id']!r}: figures must be paths relative to the report directory, "

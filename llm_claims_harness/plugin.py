@@ -203,7 +203,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_runtest_call(item: pytest.Item):
     result = yield
     if spec_of(item) is not None and ROW not in item.stash:
-        raise ClaimError(f"{item.nodeid}: a claim test must end by calling verify(measured)")
+        pytest.fail(f"{item.nodeid}: a claim test must end by calling verify(measured)", pytrace=False)
     return result
 
 
