@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.metadata
 import platform
+import shlex
 import subprocess
 from typing import Any
 
@@ -47,6 +48,6 @@ def describe(config: pytest.Config, device: str, wall_s: float) -> dict[str, Any
         "seeds": list(range(config.getoption("claims_seed"),
                             config.getoption("claims_seed") + config.getoption("claims_seeds"))),
         "xdist_workers": config.getoption("numprocesses", None) or 0,
-        "command": "pytest " + " ".join(config.invocation_params.args),
+        "command": "pytest " + shlex.join(config.invocation_params.args),
         "wall_s": round(wall_s, 1),
     }
