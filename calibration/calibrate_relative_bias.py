@@ -12,7 +12,10 @@ is trained with today's code (about a minute each on one core). Evaluation only:
 
 Usage, from the repository root::
 
-    python calibration/calibrate_relative_bias.py [--cache-dir DIR]
+    python calibration/calibrate_relative_bias.py [--cache-dir DIR] [--device cuda]
+
+``--device cuda`` writes ``calibration/relative_bias-cuda.json``, which then judges the rows of CUDA runs
+(without it they are judged with the CPU's file, and say so).
 """
 
 from __future__ import annotations
@@ -32,18 +35,19 @@ from llm_claims_lab import cache
 from llm_claims_lab.atomic import write_text_atomic
 from llm_claims_lab.extrapolation import (
     CALIBRATION,
-    RELATIVE_PROBES,
     EVAL_SEQUENCES,
     TRAINING_CODE,
     ExtrapolationLab,
+    calibration_path,
     correct_with_offsets_masked,
     initial_model,
     relative_bias_probes,
+    relative_probes_path,
 )
+from llm_claims_lab.devices import pin_cuda_numerics
 from llm_claims_lab.stats import summary
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = RELATIVE_PROBES
 
 
 def masked_probes(model, seed: int) -> dict[str, float]:
@@ -59,12 +63,18 @@ def masked_probes(model, seed: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache-dir", default=os.environ.get("CLAIMS_CACHE_DIR", str(ROOT / ".cache" / "claims")))
+    parser.add_argument("--device", default="cpu", help="torch device (default cpu); cuda writes relative_bias-cuda.json")
     args = parser.parse_args()
-    calibration = json.loads(CALIBRATION.read_text(encoding="utf-8"))
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        pin_cuda_numerics()
+    out = relative_probes_path(device)
+    source = calibration_path(device) if calibration_path(device).exists() else CALIBRATION  # its seeds and code
+    calibration = json.loads(source.read_text(encoding="utf-8"))
     recorded_code = calibration["training_code"]
     weights = cache.WeightCache(Path(args.cache_dir), run_id=uuid.uuid4().hex,
                                 say=lambda m: print(m, file=sys.stderr, flush=True))
-    lab = ExtrapolationLab(weights, torch.device("cpu"))
+    lab = ExtrapolationLab(weights, device)
     runs, codes = {}, set()
     for seed in calibration["seeds"]["relative"]:
         today = lab.entry_of("relative", seed)
@@ -86,12 +96,12 @@ def main() -> None:
                      "extrap.relative_errors_from_unseen_offsets and extrap.relative_bias_table. Regenerate with: "
                      "python calibration/calibrate_relative_bias.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "torch": torch.__version__, "eval_sequences": EVAL_SEQUENCES,
+            "torch": torch.__version__, "device": cache.describe_device(device), "eval_sequences": EVAL_SEQUENCES,
             "weights_training_code": sorted(codes), "today_training_code": cache.code_digest(TRAINING_CODE),
             "seeds": sorted(runs), "runs": {q: [round(runs[s][q], 6) for s in sorted(runs)] for q in quantities},
             "noise": noise}
-    write_text_atomic(OUT, json.dumps(data, indent=1) + "\n")
-    print(f"wrote {OUT}", file=sys.stderr)
+    write_text_atomic(out, json.dumps(data, indent=1) + "\n")
+    print(f"wrote {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -10,15 +10,17 @@ from __future__ import annotations
 import statistics
 
 from llm_claims_harness.declare import at_least, close
-from llm_claims_lab.extrapolation import CURVE_STEPS, EVAL_SEQUENCES, Calibration, ExtrapolationLab, measures
+from llm_claims_lab.extrapolation import CURVE_STEPS, EVAL_SEQUENCES, Calibration, ExtrapolationLab, measure
 
 SOURCE = "Post A, exp. 3 'pe_probe.py --exp extrapolate'"
 CHANCE = 100 / 50  # % : one token in 50
 SWEEP_STEPS = max(CURVE_STEPS)  # 2× the protocol's 3000
 DEVIATION = (f"Evaluated on {EVAL_SEQUENCES:,} sequences per length drawn from their own generator (seed + 10⁶), "
              "not 4,096 drawn from the training stream as in the post, so that evaluation noise is small and "
-             "independent of training; trained on CPU (the post: CUDA's generator, other numbers for the same "
-             "seed). The forward pass is reassociated (same function, float rounding only).")
+             "independent of training; trained on the run's device (each row's device): on the CPU the batches come from "
+             "the CPU generator, whose numbers for the same seed differ from those of CUDA's, which the post used; on "
+             "CUDA from CUDA's, as in the post. Noise: the calibration of the row's device type, or the CPU's, as each "
+             "row names. The forward pass is reassociated (same function, float rounding only).")
 REPRODUCE = close("effect size: within 5 pp of the post's number, a tenth of the ~50 pp between success (100 %) "
                   "and the post's failure (~50 %); a smaller gap changes nothing the post concludes, and exceeds "
                   "the post's own single-run noise (≤ 1.96 × seed SD ≈ 1.3 pp at most)", atol=5.0)
@@ -29,9 +31,9 @@ LEARNS = at_least(95.0, "effect size: the task is learned at the training length
 
 
 def _mean(lab: ExtrapolationLab, scheme: str, seeds: list[int], quantity: str, *, sweep: bool = False) -> float:
-    """Mean over ``seeds`` of a :func:`measures` quantity (after the sweep's longest budget with ``sweep``)."""
+    """Mean over ``seeds`` of a :func:`measure` quantity (after the sweep's longest budget with ``sweep``)."""
     runs = [c[SWEEP_STEPS] for c in lab.curves([scheme], seeds)] if sweep else lab.runs([scheme], seeds)
-    return statistics.fmean(measures(run)[quantity] for run in runs)
+    return statistics.fmean(measure(run, quantity) for run in runs)
 
 
 def _noise(cal: Calibration, scheme: str, quantity: str, seeds: list[int]) -> tuple[float, dict]:

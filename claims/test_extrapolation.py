@@ -14,9 +14,15 @@ from __future__ import annotations
 
 import statistics
 
+import pytest
+
 from extrapolation_common import CHANCE, DEVIATION, LEARNS, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
 from llm_claims_harness.declare import Case, at_most, claim, close
 from llm_claims_lab.extrapolation import CURVE_STEPS
+
+# Requested through `request` by the shared checks; named here so session setup sees every user of the lab
+# (fixtures/trained.py splits the builds between xdist workers).
+pytestmark = pytest.mark.usefixtures("extrapolation_lab")
 
 POST_TABLE = "post A's exp. 3 table ('학습형 PE 100 % 52.4 %', '사인파 PE 100 % 50.8 %', 'rel 100 % 76.6 % 77 %')"
 VERSION_2 = ("evaluation on 16,384 sequences independent of training; tolerance an effect size (±5 pp) "

@@ -11,9 +11,15 @@ from __future__ import annotations
 import dataclasses
 import statistics
 
+import pytest
+
 from extrapolation_common import DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, SWEEP_STEPS, _mean, _noise
 from llm_claims_harness.declare import Case, claim
 from llm_claims_lab.extrapolation import CURVE_STEPS, SWEPT_SCHEMES, Calibration
+
+# Requested through `request` by the shared checks; named here so session setup sees every user of the lab
+# (fixtures/trained.py splits the builds between xdist workers).
+pytestmark = pytest.mark.usefixtures("extrapolation_lab")
 
 
 def _drop_noise(cal: Calibration, scheme: str, L: int, seeds: list[int]) -> tuple[float, dict]:

@@ -19,10 +19,9 @@ from extrapolation_common import DEVIATION, KEEPS, POST_RUNS, SOURCE, _mean
 from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
 from llm_claims_lab.extrapolation import (
     EVAL_SEQUENCES,
-    RELATIVE_PROBES,
     correct_with_offsets_masked,
     initial_model,
-    measures,
+    measure,
     positional_peak_gap,
     relative_bias_probes,
 )
@@ -62,7 +61,7 @@ def test_sin_bilinear_not_gap_only(verify, extrapolation_lab, calibration, seeds
     untrained = positional_peak_gap(initial_model(config, seeds[0])[0])
     T = extrapolation_lab.config.train_len
     noise = calibration.sd("sinusoidal", "positional_peak_gap", seeds=len(seeds), floor=1 / (T - 1))
-    verify(statistics.fmean(measures(r)["positional_peak_gap"] for r in runs), noise=noise,
+    verify(statistics.fmean(measure(r, "positional_peak_gap") for r in runs), noise=noise,
            details={f"untrained model (seed {seeds[0]})": untrained,
                     "learned table, trained": _mean(extrapolation_lab, "learned", seeds, "positional_peak_gap"),
                     "noise": calibration.describe("sinusoidal", "positional_peak_gap") + f" (floor: one query, 1/{T - 1})",
@@ -102,8 +101,8 @@ def _probe_noise(probes: dict, quantity: str, seeds: list[int], floor: float) ->
     """The SD of a mean over ``seeds`` of a relative-bias probe, and the details that say where it comes from."""
     n = probes["noise"][quantity]
     return max(standard_error(n["sd"], len(seeds)), floor), {
-        "noise": f"relative {quantity} over {n['n']} calibration seeds: sd {n['sd']:.3g} ({RELATIVE_PROBES.name}: "
-                 f"torch {probes['torch']}, weights of calibration/extrapolation.json)", "seeds": len(seeds)}
+        "noise": f"relative {quantity} over {n['n']} calibration seeds: sd {n['sd']:.3g} ({probes['note']}, "
+                 "weights of calibration/extrapolation.json)", "seeds": len(seeds)}
 
 
 @claim(

@@ -17,20 +17,13 @@ import pytest
 import torch
 
 from llm_claims_lab import corpus, ko_eval
-from llm_claims_lab.analogy import (
-    WordList,
-    analogy,
-    analogy_cosines,
-    analogy_rank,
-    cosine,
-    listing,
-    token_id,
-)
+from llm_claims_lab.analogy import WordList, analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
 from llm_claims_harness.declare import Case, at_least, at_most, claim, close
 from llm_claims_lab.relatedness import spearman
 from llm_claims_lab.stats import binomial_sd, bootstrap, mean_over_seeds
 from llm_claims_lab.figures import plot_relatedness, write_neighbour_table
 from llm_claims_lab.stemming import strip_particle
+from word2vec_common import KERNELS_DEVIATION
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
 # Post A's queries and the neighbours it printed (shown beside ours in w2v.ws353[trained]).
@@ -137,6 +130,7 @@ WS353_MODELS = {
                             "none (ρ = 0) is its negation; a higher bar would test a strength the post never "
                             "states", strict=True),
     cases=WS353_MODELS,
+    deviation=KERNELS_DEVIATION,
 )
 def test_ws353(verify, word2vec, ws353, case, seed, figure):
     model_kind = case
@@ -160,7 +154,7 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
         details["loss every 4,000 steps"] = [round(v, 3) for v in model.losses[39::40]]
     figures = []
     if model_kind == "trained":
-        details["optimizer"] = word2vec.config.optimizer
+        details["kernels"] = word2vec.config.kernels
         ours = {query: _neighbours(model.w_in, vocab, query) for query in POST_NEIGHBOURS}
         details["neighbours (ours | post's | overlap)"] = {
             query: f"{ours[query]} | {post} | {sorted(set(ours[query]) & set(post)) or 'none'}"
@@ -204,6 +198,7 @@ def _neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:
                             "does. Extrapolated to ~2M words (3.7 halvings below 24M): ~5 %"),
     cases={name: Case(statement=f"{name} — {what}: 3CosAdd accuracy on the trained table ≤ 10 %.")
            for name, what in ANALOGY_SECTIONS.items()},
+    deviation=KERNELS_DEVIATION,
 )
 def test_analogy_ko(verify, word2vec, ko_analogies, case):
     section = case
@@ -244,6 +239,7 @@ def test_analogy_ko(verify, word2vec, ko_analogies, case):
     expect_source="post A, exp. 1: '왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족'",
     post_value="not expected to work",
     tolerance=at_least(2, "the analogy works only if 여왕 ranks first"),
+    deviation=KERNELS_DEVIATION,
 )
 def test_small_corpus_no_analogy(verify, word2vec):
     vocab = _vocabulary(word2vec)
@@ -268,8 +264,8 @@ def test_small_corpus_no_analogy(verify, word2vec):
                            "neighbours per query, a stricter bar than its sentence states)"),
     expect_source="post A, introduction: the distributional hypothesis (Firth 1957) as word2vec shows it "
                   "(Mikolov et al. 2013): words in similar contexts get nearby vectors",
-    deviation="Skipped on the default corpus, where 홍차 is too rare for the vocabulary; measured on a corpus named "
-              "with --claims-corpus that has both words (no noise model there: one trained run).",
+    deviation=KERNELS_DEVIATION + " Skipped on the default corpus, where 홍차 is too rare for the vocabulary; measured "
+              "on a corpus named with --claims-corpus that has both words (no noise model there: one trained run).",
 )
 def test_coffee_near_tea(verify, word2vec):
     vocab, words = _vocabulary(word2vec), ("커피", "홍차")

@@ -18,6 +18,7 @@ from llm_claims_lab.analogy import WordList, cosine, listing
 from llm_claims_harness.declare import Case, at_least, claim
 from llm_claims_lab.relatedness import rho_difference
 from llm_claims_lab.segmenters import SegmenterUnavailable
+from word2vec_common import KERNELS_DEVIATION
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
@@ -61,7 +62,8 @@ CASES = {
                             "answer), not a size: any difference is that claim, and the 3-SD rule decides only "
                             "a clear one", strict=True),
     cases=CASES,
-    deviation="Beyond the post's protocol only in the token stream: the same loop, seed, steps and vocabulary cut "
+    deviation=KERNELS_DEVIATION + " Beyond the post's protocol only in the token stream: the same loop, "
+              "seed, steps and vocabulary cut "
               "(10,000 most frequent, count ≥ 5) on BPE tokens or morphemes. Words are looked up as written: "
               "BPE with the leading space of running text, Kiwi by analysing the word alone. The byte pairs are "
               "GPT-2's (tiktoken's 'gpt2' encoding, offline); tiktoken's later encodings (cl100k_base, "

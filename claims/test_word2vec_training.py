@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
 from llm_claims_lab.skipgram import SkipGram, SkipGramConfig, sample_batch, time_step
 from llm_claims_lab.stats import bootstrap, mean_over_seeds
+from word2vec_common import KERNELS_DEVIATION
 
 
 def _median_ratio(full: np.ndarray, sampled: np.ndarray) -> float:
@@ -79,6 +80,7 @@ LAST = 50  # recorded losses (every 100 steps) over which the batch-to-batch noi
             expect_source="post A's sentence read loosely ('가장 작게 만드는 것이 목표': make the loss as small as "
                           "possible) and its loop: Adam minimises the loss"),
     },
+    deviation=KERNELS_DEVIATION,
 )
 def test_loss_toward_negative(verify, word2vec, case):
     models = word2vec.models("trained")  # one per seed of --claims-seeds; the first is the run's seed

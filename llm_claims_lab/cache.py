@@ -13,8 +13,9 @@ source of the code that trains, torch version, device; see :func:`fingerprint`).
   a SHA-256 of every tensor; a file that fails to load, or whose fingerprint or checksum does not
   match, is reported and rebuilt. Temp files left by a killed build are removed by the next build.
 - ``retrain=True`` rebuilds each entry once per run (the run id is stored in the entry).
-- Every load and build is appended to ``<root>/events.jsonl`` (time, entry, pid, xdist worker, run id),
-  which is how a run shows what it trained; builds report progress through ``say``.
+- Every load and build is appended to ``<root>/events.jsonl`` (time, entry, pid, xdist worker, run id; a build's
+  wall and CPU seconds), which is how a run shows what it trained (:mod:`llm_claims_lab.build_log` reads it);
+  builds report progress through ``say``.
 """
 
 from __future__ import annotations
@@ -220,15 +221,15 @@ class WeightCache:
             stale.unlink(missing_ok=True)
         self.say(f"training {entry.key} (cache: {self.root})")
         self._log("build-start", entry)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         built = entry.build(Progress(self.say, entry.key))
         tensors = {name: t.detach().to("cpu").contiguous() for name, t in built.items()}
-        seconds = time.perf_counter() - start
+        seconds, cpu_s = time.perf_counter() - start, time.process_time() - cpu_start
         metadata = {"fingerprint": _canonical(entry.fingerprint), "sha256": tensors_digest(tensors),
                     "run_id": self.run_id, "build_s": f"{seconds:.1f}",
                     "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
         write_atomic(self.path(entry), lambda tmp: save_file(tensors, tmp, metadata=metadata))
-        self._log("build", entry, seconds=round(seconds, 1))
+        self._log("build", entry, seconds=round(seconds, 1), cpu_s=round(cpu_s, 1))
         return tensors
 
     def _log(self, event: str, entry: Entry, **extra: Any) -> None:

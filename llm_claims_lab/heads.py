@@ -35,7 +35,7 @@ from torch import nn
 from llm_claims_lab import attention, cache
 from llm_claims_lab.attention import SingleHeadSelfAttention
 from llm_claims_lab.contextual import centred_subspace
-from llm_claims_lab.extrapolation.training import one_thread
+from llm_claims_lab.devices import one_thread
 from llm_claims_lab.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, absolute, biases, rope
 
 TASKS = ("lookup", "positional")
@@ -162,14 +162,16 @@ def initial_model(config: HeadsConfig, seed: int) -> HeadsModel:
 def train(config: HeadsConfig, seed: int, device: torch.device,
           progress: cache.Progress | None = None) -> cache.Tensors:
     """Train ``config`` from :func:`initial_model` on batches from ``seed + DATA_SEED_OFFSET`` (drawn on the CPU,
-    one thread); return the trained ``state_dict``."""
+    one thread, in the order of the steps, all before the first step and moved to ``device`` at once, so a GPU
+    run copies nothing from the host per step); return the trained ``state_dict``."""
     model = initial_model(config, seed).to(device)
     g = torch.Generator().manual_seed(seed + DATA_SEED_OFFSET)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     with one_thread():
+        drawn = [dataclasses.astuple(sample(config, config.batch_size, g)) for _ in range(config.steps)]
+        batches = [torch.stack(field).to(device) for field in zip(*drawn)]  # each [steps, B, T]
         for step in range(1, config.steps + 1):
-            batch = sample(config, config.batch_size, g)
-            loss = model.loss(Batch(*(t.to(device) for t in dataclasses.astuple(batch))))
+            loss = model.loss(Batch(*(field[step - 1] for field in batches)))
             opt.zero_grad()
             loss.backward()
             opt.step()

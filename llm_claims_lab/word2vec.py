@@ -39,11 +39,11 @@ class Word2VecLab:
     """
 
     def __init__(self, data: corpus.Corpus, cache: WeightCache, device: torch.device, *,
-                 optimizer: str, seeds: Sequence[int]) -> None:
+                 kernels: str, seeds: Sequence[int]) -> None:
         if not seeds:
             raise ValueError("Word2VecLab needs at least one seed")
         self.corpus, self.cache, self.device, self.seeds = data, cache, device, list(seeds)
-        self.config = skipgram.SkipGramConfig(optimizer=optimizer, seed=self.seeds[0])
+        self.config = skipgram.SkipGramConfig(kernels=kernels, seed=self.seeds[0])
         self._models: dict[tuple[str, int], Trained] = {}
         self._streams: dict[str, tuple[segmenters.TokenStream, segmenters.SegmentedVocabulary]] = {}
 

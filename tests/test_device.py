@@ -48,22 +48,54 @@ def test_skipgram_on_meta() -> None:
     _step(model, model.loss(center, ctx, neg))
 
 
-def test_cuda_numerics_pinned_and_named() -> None:
-    """What a CUDA run pins is what the fingerprint and the report name (state restored after)."""
+@pytest.fixture
+def numerics_restored():
+    """Every setting pin_cuda_numerics touches, put back after the test."""
+    api = (torch.backends.cuda.matmul, torch.backends.cudnn.conv, torch.backends.cudnn.rnn)
+    before = ([m.fp32_precision for m in api], torch.backends.cudnn.benchmark,
+              torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+    yield
+    for m, value in zip(api, before[0]):
+        m.fp32_precision = value
+    torch.backends.cudnn.benchmark = before[1]
+    torch.use_deterministic_algorithms(before[2], warn_only=before[3])
+
+
+def test_cuda_numerics_pinned_strict_and_named(numerics_restored) -> None:
+    """What a CUDA run pins is what the fingerprint and the report name: TF32 off through the fp32_precision
+    API, and deterministic algorithms strict (an op without a deterministic kernel raises, not warns)."""
     from llm_claims_lab.devices import cuda_numerics, pin_cuda_numerics
 
-    before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32,
-              torch.backends.cudnn.benchmark, torch.are_deterministic_algorithms_enabled(),
-              torch.is_deterministic_algorithms_warn_only_enabled())
-    try:
-        torch.backends.cuda.matmul.allow_tf32 = True
-        assert "TF32 on" in cuda_numerics()
-        pin_cuda_numerics()
-        assert "TF32 off" in cuda_numerics() and "deterministic on" in cuda_numerics()
-    finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before[:2]
-        torch.backends.cudnn.benchmark = before[2]
-        torch.use_deterministic_algorithms(before[3], warn_only=before[4])
+    torch.backends.cuda.matmul.fp32_precision = "tf32"
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    assert "TF32 on" in cuda_numerics() and "deterministic warn-only" in cuda_numerics()
+    pin_cuda_numerics()
+    assert "TF32 off (matmul ieee, conv ieee)" in cuda_numerics() and "deterministic strict" in cuda_numerics()
+    assert torch.are_deterministic_algorithms_enabled() and not torch.is_deterministic_algorithms_warn_only_enabled()
+
+
+def test_cuda_numerics_never_read_the_legacy_tf32_flags(numerics_restored, monkeypatch) -> None:
+    """Newer torch raises on reading ``allow_tf32`` once ``fp32_precision`` is set: neither pinning nor
+    describing the numerics may touch it."""
+    from llm_claims_lab import devices
+
+    class Refusing:
+        def __init__(self, real):
+            object.__setattr__(self, "real", real)
+
+        def __getattr__(self, name):
+            if name == "allow_tf32":
+                raise RuntimeError("legacy TF32 API read after fp32_precision was set")
+            return getattr(self.real, name)
+
+        def __setattr__(self, name, value):
+            if name == "allow_tf32":
+                raise RuntimeError("legacy TF32 API set")
+            setattr(self.real, name, value)
+
+    monkeypatch.setattr(torch.backends.cuda, "matmul", Refusing(torch.backends.cuda.matmul))
+    devices.pin_cuda_numerics()
+    assert "TF32 off" in devices.cuda_numerics()
 
 
 def test_gpu_run_without_its_calibration_is_judged_by_the_cpu_one_named(monkeypatch) -> None:
@@ -125,3 +157,11 @@ def test_header_says_which_rows_ran_where() -> None:
     assert _devices_line(env, rows) == ("Devices: cuda: NVIDIA H200 (CUDA 12.6, …) for the 2 rows that train or "
                                         "load models; cpu for the other 1")
     assert _devices_line({"device": "cpu: x86_64"}, rows[2:]) == "Device: cpu: x86_64 (every row)"
+
+
+def test_relative_bias_rows_on_a_gpu_name_the_cpu_calibration_that_judges_them() -> None:
+    from llm_claims_lab.extrapolation import relative_probes_for
+
+    assert relative_probes_for("cpu")["note"].startswith("relative_bias.json: torch ")
+    cuda = relative_probes_for("cuda")["note"]
+    assert "no relative_bias-cuda.json committed: judged with the CPU calibration" in cuda

@@ -15,11 +15,15 @@ from torch import nn
 from llm_claims_lab.extrapolation import model as extrapolation  # patched below: ExtrapolationModel's module
 from llm_claims_lab.cache import WeightCache
 from llm_claims_lab.extrapolation import (
+    EVAL_SEQUENCES,
     SCHEMES,
     ExtrapolationConfig,
     ExtrapolationLab,
     ExtrapolationModel,
     data_generator,
+    eval_batch,
+    eval_generator,
+    evaluate,
     initial_model,
     train,
 )
@@ -156,5 +160,25 @@ def test_lab_trains_once_and_reloads_the_same_run(tmp_path):
     second = ExtrapolationLab(WeightCache(tmp_path, run_id="b"), torch.device("cpu"), config=config)
     a, b = first.run("relative", 7), second.run("relative", 7)
     assert all(torch.equal(a.correct[L], b.correct[L]) for L in (20, 40))
-    log = [json.loads(line)["event"] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
-    assert log.count("build") == 1 and log.count("load") == 1
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    built = [e["entry"] for e in events if e["event"] == "build"]
+    # the weights once, and one evaluation per length read; the second lab loads all three
+    assert len(built) == 3 and sum("-eval" in key for key in built) == 2
+    assert sorted(e["entry"] for e in events if e["event"] == "load") == sorted(built)
+
+
+def test_a_run_is_evaluated_only_at_the_lengths_read_and_as_a_whole_evaluation_would(tmp_path):
+    cache = WeightCache(tmp_path, run_id="a")
+    run = ExtrapolationLab(cache, torch.device("cpu"), config=ExtrapolationConfig(scheme="rope", steps=5)).run("rope", 3)
+    assert list(run.correct) == [20, 40, 80] and 80 in run.attention  # keys cost nothing
+    acc40 = run.accuracy(40)
+    events = (tmp_path / "events.jsonl").read_text()
+    assert "-eval40" in events and "-eval20" not in events and "-eval80" not in events
+    correct, attention = evaluate(run.model, 3, (20, 40, 80))
+    assert torch.equal(100 * correct[40].double().mean(0), acc40)
+    assert all(torch.equal(run.attention[L], attention[L]) for L in (20, 40, 80))
+    # each length's batch is the one a single generator gives when the lengths are drawn in order
+    g = eval_generator(3, torch.device("cpu"))
+    for L in (20, 40, 80):
+        x = torch.randint(0, 50, (EVAL_SEQUENCES, L), generator=g)
+        assert torch.equal(x, eval_batch(run.config, 3, L, torch.device("cpu")))

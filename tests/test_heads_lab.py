@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from llm_claims_lab import heads
+from llm_claims_lab.devices import one_thread
 from fixtures.options import cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,3 +160,20 @@ def test_claims_fail_on_broken_measurement(pytester: pytest.Pytester, monkeypatc
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows
+
+
+def test_batches_drawn_ahead_train_the_weights_of_per_step_draws() -> None:
+    """train() draws every step's batch before the first step (one host-to-device copy): on the CPU the weights
+    are bit for bit those of drawing each batch at its step, as the loop did before."""
+    config = dataclasses.replace(heads.ADD, steps=25)
+    model = heads.initial_model(config, 3)
+    g = torch.Generator().manual_seed(3 + heads.DATA_SEED_OFFSET)
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr)
+    with one_thread():
+        for _ in range(config.steps):
+            loss = model.loss(heads.sample(config, config.batch_size, g))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    trained = heads.train(config, 3, torch.device("cpu"))
+    assert all(torch.equal(trained[k], v) for k, v in model.state_dict().items())

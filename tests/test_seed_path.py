@@ -82,7 +82,7 @@ def test_word2vec_trains_one_model_per_seed_without_touching_the_global_stream(t
     text = tmp_path / "corpus.txt"
     text.write_text("\n".join(["고양이 개 강아지 사자 호랑이 늑대 여우 곰"] * 40), encoding="utf-8")
     lab = Word2VecLab(build_corpus(text), WeightCache(tmp_path / "cache", run_id="t"), torch.device("cpu"),
-                      optimizer="adam", seeds=[3, 4])
+                      kernels="post", seeds=[3, 4])
     lab.config = dataclasses.replace(lab.config, steps=5, dim=4, batch=8, window=2)  # small, same loop
     state = torch.random.get_rng_state()
     first, second = lab.models("trained")
@@ -93,4 +93,4 @@ def test_word2vec_trains_one_model_per_seed_without_touching_the_global_stream(t
     assert not torch.equal(untrained[0].w_in, untrained[1].w_in)
     with pytest.raises(ValueError, match="at least one seed"):
         Word2VecLab(build_corpus(text), WeightCache(tmp_path / "cache", run_id="t"), torch.device("cpu"),
-                    optimizer="adam", seeds=[])
+                    kernels="post", seeds=[])

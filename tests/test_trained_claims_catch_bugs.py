@@ -1,10 +1,16 @@
 """Trained claims fail on a broken implementation (mutation tests of the extrapolation claims).
 
 Each case copies the extrapolation claims (``claims/test_extrapolation*.py`` and their shared helpers) into a
-``pytester`` directory with a conftest that plants one bug in ``llm_claims_lab`` and trains without the steps sweep (the protocol's 3000 steps only, in a fresh
-cache), runs the rows the bug concerns in a subprocess, and checks that exactly the expected rows turn
-"not as expected". Each case trains one to two models at the full protocol (1–4 minutes of CPU), so
-they carry the ``slow`` marker: ``pytest -m "not slow"`` leaves them out.
+``pytester`` directory with a conftest that plants one bug in ``llm_claims_lab`` and trains without the steps
+sweep (the protocol's 3000 steps only), runs the rows the bug concerns in a subprocess, and checks that exactly
+the expected rows turn "not as expected".
+
+The subprocess shares this run's weight cache, so it trains only what the bug changes: a planted bug that edits
+code names the schemes it reaches, and their entries (weights and evaluations) get the bug's source in their
+fingerprint (``plant`` in ``NO_SWEEP`` below), so a mutated entry can never be served to a real row nor a real one to a
+mutated row; every other entry is the run's own. The accuracy-by-position figure is not drawn there (it would
+read every scheme). Each case trains at most two models at the full protocol (a minute or two of CPU), so they
+carry the ``slow`` marker: ``pytest -m "not slow"`` leaves them out.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_SWEEP = """
+import dataclasses
+
 import pytest
 
 
@@ -25,6 +33,23 @@ import pytest
 def extrapolation_lab(weight_cache, device):
     from llm_claims_lab.extrapolation import ExtrapolationLab
     return ExtrapolationLab(weight_cache, device)
+
+
+@pytest.fixture(scope="session")
+def position_figure():
+    return []  # the figure reads every scheme: not drawn in a mutation run
+
+
+def plant(source, schemes):
+    # Entries of these schemes (weights and evaluations) carry the planted bug's source in their fingerprint.
+    from llm_claims_lab.cache import WeightCache
+    fetch_many = WeightCache.fetch_many
+    mutated = lambda entry: any(f"-{scheme}-seed" in entry.name for scheme in schemes)  # noqa: E731
+
+    def fetch_mutated(self, entries):
+        return fetch_many(self, [dataclasses.replace(e, fingerprint={**e.fingerprint, "planted_bug": source})
+                                 if mutated(e) else e for e in entries])
+    WeightCache.fetch_many = fetch_mutated
 """
 FILES = ["test_extrapolation.py", "test_extrapolation_mechanisms.py", "test_extrapolation_beyond.py",
          "extrapolation_common.py"]
@@ -38,7 +63,7 @@ MUTATIONS = {
             j = torch.arange(k_len, device=self.bias.device)
             return self.bias[j + self.max_len - 1][None, None].expand(1, q_len, k_len)
         P.RelativePositionBias.forward = absolute
-        """, [MAIN + "test_relative_bias", MECHANISMS + "test_relative_unseen_offsets_untrained",
+        """, ("relative",), [MAIN + "test_relative_bias", MECHANISMS + "test_relative_unseen_offsets_untrained",
             MECHANISMS + "test_attends_right_neighbour[relative]"],
         {"extrap.relative_bias[len20]", "extrap.relative_bias[len40]", "extrap.relative_bias[new40]",
          "attn.attends_right_neighbour[relative]"}),
@@ -48,32 +73,40 @@ MUTATIONS = {
         P.LearnedPositionalEmbedding.forward = lambda self, seq_len: torch.zeros_like(self.weight[:seq_len])
         sin = P.SinusoidalPositionalEncoding.forward
         P.SinusoidalPositionalEncoding.forward = lambda self, seq_len: torch.zeros_like(sin(self, seq_len))
-        """, [MAIN + "test_learned", MAIN + "test_sinusoidal", MECHANISMS + "test_sin_bilinear_not_gap_only",
+        """, ("learned", "sinusoidal"), [MAIN + "test_learned", MAIN + "test_sinusoidal", MECHANISMS + "test_sin_bilinear_not_gap_only",
               MECHANISMS + "test_attends_right_neighbour[learned]", MECHANISMS + "test_attends_right_neighbour[sinusoidal]"],
         {"extrap.learned[len20]", "extrap.learned[len40]", "extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]",
          "extrap.sin_bilinear_not_gap_only", "attn.attends_right_neighbour[learned]",
          "attn.attends_right_neighbour[sinusoidal]"}),
-    # ALiBi without the mirrored mask that gives it its direction
+    # ALiBi built without the mirrored mask that gives it its direction: the lab builds the symmetric control's
+    # model (same heads and slopes, no mask) where ALiBi is asked for. No code is edited, so the weights are the
+    # control's own entry, shared with the run.
     "alibi_without_mask": ("""
-        import llm_claims_lab.positional as P
-        init = P.ALiBiBias.__init__
-        P.ALiBiBias.__init__ = lambda self, num_heads=1, direction="right": init(self, num_heads, direction=None)
-        """, [BEYOND + "test_alibi[len20]"], {"extrap.alibi[len20]"}),
+        import dataclasses
+        from llm_claims_lab.extrapolation import ExtrapolationLab
+        fetch = ExtrapolationLab._fetch
+        def without_mask(self, plan, checkpoints):
+            plan = [(dataclasses.replace(c, scheme="alibi_symmetric") if c.scheme == "alibi" else c, seed)
+                    for c, seed in plan]
+            return fetch(self, plan, checkpoints)
+        ExtrapolationLab._fetch = without_mask
+        """, (), [BEYOND + "test_alibi[len20]"], {"extrap.alibi[len20]"}),
 }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 def test_trained_claims_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                                      mutation: str) -> None:
-    patch, tests, broken_rows = MUTATIONS[mutation]
+                                                      weight_cache, mutation: str) -> None:
+    patch, schemes, tests, broken_rows = MUTATIONS[mutation]
+    patch = textwrap.dedent(patch)
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    monkeypatch.delenv("CLAIMS_CACHE_DIR", raising=False)  # a fresh cache under the pytester directory
     for name in FILES:
         shutil.copy(ROOT / "claims" / name, pytester.path / name)
     conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
-    pytester.makeconftest(conftest + NO_SWEEP + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *tests)
+    pytester.makeconftest(conftest + NO_SWEEP + "\n# --- planted bug ---\n" + patch
+                          + (f"\nplant({patch!r}, {schemes!r})\n" if schemes else ""))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-cache-dir={weight_cache.root}", *tests)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows

@@ -16,9 +16,9 @@ Modules:
 - :mod:`~llm_claims_lab.extrapolation.training`: the post's initial weights, batches and training loop, and
   :data:`TRAINING_CODE`, the code the cached weights are fingerprinted by;
 - :mod:`~llm_claims_lab.extrapolation.evaluation`: the evaluation batches, what a trained model measures
-  (:class:`Run`, :func:`measures`) and the probes of its attention and positional tables;
+  (:class:`Run`, :func:`measure`) and the probes of its attention and positional tables;
 - :mod:`~llm_claims_lab.extrapolation.runs`: :class:`ExtrapolationLab`, runs trained once through the
-  weight cache;
+  weight cache and evaluated once per length, lazily, through the same cache;
 - :mod:`~llm_claims_lab.extrapolation.calibration`: the committed calibration (per-seed values) and the noise
   it gives each measured quantity (:class:`Calibration`).
 
@@ -32,17 +32,24 @@ from llm_claims_lab.extrapolation.calibration import (
     Calibration,
     calibration_path,
     load_calibration,
+    relative_probes_for,
+    relative_probes_path,
 )
 from llm_claims_lab.extrapolation.evaluation import (
     EVAL_SEED_OFFSET,
     EVAL_SEQUENCES,
+    Evaluation,
     PerLength,
     Run,
     correct_with_offsets_masked,
+    eval_batch,
     eval_generator,
     evaluate,
+    evaluate_batch,
+    measure,
     measures,
     positional_peak_gap,
+    quantities,
     relative_bias_probes,
 )
 from llm_claims_lab.extrapolation.model import (
@@ -57,7 +64,7 @@ from llm_claims_lab.extrapolation.model import (
     ExtrapolationModel,
     positional_scheme,
 )
-from llm_claims_lab.extrapolation.runs import CURVE_STEPS, ExtrapolationLab
+from llm_claims_lab.extrapolation.runs import CURVE_STEPS, EVALUATION_CODE, ExtrapolationLab
 from llm_claims_lab.extrapolation.training import (
     TRAINING_CODE,
     data_generator,
@@ -68,10 +75,11 @@ from llm_claims_lab.extrapolation.training import (
 from llm_claims_lab.figures import plot_accuracy_by_position
 
 __all__ = [
-    "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS", "EVAL_SEED_OFFSET",
-    "EVAL_SEQUENCES", "NAIVE_SCHEMES", "POST_SCHEMES", "SCHEMES", "SWEPT_SCHEMES", "TRAINING_CODE",
-    "Calibration", "ExtrapolationConfig", "ExtrapolationLab", "ExtrapolationModel", "PerLength", "Run",
-    "calibration_path", "correct_with_offsets_masked", "data_generator", "eval_generator", "evaluate",
-    "initial_model", "load_calibration", "measures", "one_thread", "plot_accuracy_by_position",
-    "positional_peak_gap", "positional_scheme", "relative_bias_probes", "train",
+    "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
+    "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "NAIVE_SCHEMES", "POST_SCHEMES", "SCHEMES",
+    "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
+    "ExtrapolationModel", "PerLength", "Run", "calibration_path", "correct_with_offsets_masked", "data_generator",
+    "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "initial_model", "load_calibration", "measure",
+    "measures", "one_thread", "plot_accuracy_by_position", "positional_peak_gap", "positional_scheme",
+    "quantities", "relative_bias_probes", "relative_probes_for", "relative_probes_path", "train",
 ]

@@ -30,6 +30,31 @@ def calibration_path(device: torch.device | str) -> Path:
     return CALIBRATION if kind == "cpu" else CALIBRATION.with_name(f"extrapolation-{kind}.json")
 
 
+def relative_probes_path(device: torch.device | str) -> Path:
+    """Where the relative-bias probes of a device type live: ``calibration/relative_bias.json`` for the CPU,
+    ``calibration/relative_bias-<type>.json`` for another (``calibrate_relative_bias.py --device``)."""
+    kind = torch.device(device).type
+    return RELATIVE_PROBES if kind == "cpu" else RELATIVE_PROBES.with_name(f"relative_bias-{kind}.json")
+
+
+def relative_probes_for(device: torch.device | str) -> dict:
+    """The committed relative-bias probes that judge a run on ``device``: its device type's file when committed,
+    else the CPU's; ``note`` (added to the returned data) names which file and why, for every row's noise.
+
+    Raises:
+        FileNotFoundError: neither file exists (run ``calibration/calibrate_relative_bias.py``).
+    """
+    own = relative_probes_path(device)
+    path = own if own.exists() else RELATIVE_PROBES
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing; run `python calibration/calibrate_relative_bias.py`")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    note = f"{path.name}: torch {data['torch']}"
+    if path != own:
+        note += f"; no {own.name} committed: judged with the CPU calibration"
+    return {**data, "note": note}
+
+
 def load_calibration(path: Path = CALIBRATION) -> dict:
     """The committed calibration (``calibration/extrapolation.json``, written by
     ``calibration/calibrate_extrapolation.py``).

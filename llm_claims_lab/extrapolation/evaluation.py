@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import torch
 
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel
-from llm_claims_lab.extrapolation.training import one_thread
+from llm_claims_lab.devices import one_thread
 from llm_claims_lab.positional import relative_offsets
 from llm_claims_lab.stats import standard_error
 
@@ -30,32 +31,87 @@ def eval_generator(seed: int, device: torch.device) -> torch.Generator:
     return torch.Generator(device).manual_seed(seed + EVAL_SEED_OFFSET)
 
 
-@torch.no_grad()
-def evaluate(model: ExtrapolationModel, g: torch.Generator, lens: Sequence[int], *,
-             sequences: int = EVAL_SEQUENCES, chunk: int = 512) -> tuple[PerLength, PerLength]:
-    """Draw ``sequences`` random sequences per length from ``g`` (in the order of ``lens``) and measure:
+def eval_batch(config: ExtrapolationConfig, seed: int, L: int, device: torch.device, *,
+               sequences: int = EVAL_SEQUENCES) -> torch.Tensor:
+    """The evaluation sequences of length ``L``: ``[N, L]`` token ids, the batch :func:`evaluate` draws for ``L``
+    when it evaluates ``config.eval_lens`` in order from ``eval_generator(seed)`` (the batches of the lengths
+    before ``L`` are drawn and dropped, so a length can be evaluated on its own).
 
-    - correctness: ``{L: [N, L − 1]}`` (bool), position ``i`` of sequence ``n`` predicting token ``i + 1``;
-    - attention by offset: ``{L: [2L − 1]}``, mean weight a query puts on the key at ``j − i``
+    Raises:
+        ValueError: ``L`` not among ``config.eval_lens``.
+    """
+    if L not in config.eval_lens:
+        raise ValueError(f"length {L} is not evaluated for {config.scheme!r} (lengths {config.eval_lens})")
+    g = eval_generator(seed, device)
+    for length in config.eval_lens:
+        x = torch.randint(0, config.vocab_size, (sequences, length), generator=g, device=device)  # [N, length]
+        if length == L:
+            return x
+    raise AssertionError("unreachable")
+
+
+@torch.no_grad()
+def evaluate_batch(model: ExtrapolationModel, x: torch.Tensor, *,
+                   chunk: int = 512) -> tuple[torch.Tensor, torch.Tensor]:
+    """Measure ``model`` on the sequences ``x: [N, L]``:
+
+    - correctness ``[N, L − 1]`` (bool, on the CPU), position ``i`` of sequence ``n`` predicting token ``i + 1``;
+    - attention by offset ``[2L − 1]`` (on the CPU), mean weight a query puts on the key at ``j − i``
       (offsets ``−(L−1) … L−1``, averaged over heads), over the queries that have such a key.
 
     Chunks of ``chunk`` sequences bound memory and do not change any result.
     """
+    sequences, L = x.shape
+    hits, attn_sum = [], torch.zeros(L, L, device=x.device)
+    for part in x.split(chunk):
+        logits, attn = model.forward_with_attention(part)  # [chunk, L, V], [chunk, L, L]
+        hits.append((logits[:, :-1].argmax(-1) == part[:, 1:]).cpu())  # [chunk, L − 1]
+        attn_sum += attn.sum(0)
+    offsets = relative_offsets(L, L, device=x.device) + L - 1  # [L, L]: index of j − i
+    per_offset = attn_sum.new_zeros(2 * L - 1).index_add_(0, offsets.flatten(), attn_sum.flatten())
+    counts = torch.bincount(offsets.flatten(), minlength=2 * L - 1)  # queries having each offset
+    return torch.cat(hits), (per_offset / (sequences * counts)).cpu()
+
+
+def evaluate(model: ExtrapolationModel, seed: int, lens: Sequence[int], *,
+             sequences: int = EVAL_SEQUENCES) -> tuple[PerLength, PerLength]:
+    """Correctness ``{L: [N, L − 1]}`` and attention by offset ``{L: [2L − 1]}`` (see :func:`evaluate_batch`) at
+    each length of ``lens`` (a subset of ``model.config.eval_lens``), on the batches of :func:`eval_batch`."""
     device = next(model.parameters()).device
-    correct, by_offset = {}, {}
-    for L in lens:
-        x = torch.randint(0, model.config.vocab_size, (sequences, L), generator=g, device=device)  # [N, L]
-        hits, attn_sum = [], torch.zeros(L, L, device=device)
-        for part in x.split(chunk):
-            logits, attn = model.forward_with_attention(part)  # [chunk, L, V], [chunk, L, L]
-            hits.append((logits[:, :-1].argmax(-1) == part[:, 1:]).cpu())  # [chunk, L − 1]
-            attn_sum += attn.sum(0)
-        correct[L] = torch.cat(hits)  # [N, L − 1]
-        offsets = relative_offsets(L, L, device=device) + L - 1  # [L, L]: index of j − i
-        per_offset = attn_sum.new_zeros(2 * L - 1).index_add_(0, offsets.flatten(), attn_sum.flatten())
-        counts = torch.bincount(offsets.flatten(), minlength=2 * L - 1)  # queries having each offset
-        by_offset[L] = (per_offset / (sequences * counts)).cpu()
-    return correct, by_offset
+    measured = {L: evaluate_batch(model, eval_batch(model.config, seed, L, device, sequences=sequences))
+                for L in lens}
+    return {L: m[0] for L, m in measured.items()}, {L: m[1] for L, m in measured.items()}
+
+
+class Evaluation(Mapping[int, torch.Tensor]):
+    """One of a run's per-length measurements (``part`` 0: correctness, 1: attention by offset), each length
+    computed on first use by ``compute(L) -> (correctness, attention)`` and kept; shared by the two parts.
+    Its keys are the lengths the run can be evaluated at (asking for one computes nothing)."""
+
+    def __init__(self, lens: Sequence[int], compute: Callable[[int], tuple[torch.Tensor, torch.Tensor]],
+                 part: int, memo: dict[int, tuple[torch.Tensor, torch.Tensor]] | None = None) -> None:
+        self.lens, self.compute, self.part = tuple(lens), compute, part
+        self.memo = {} if memo is None else memo
+
+    def sibling(self, part: int) -> Evaluation:
+        """The other part, sharing this one's computations."""
+        return Evaluation(self.lens, self.compute, part, self.memo)
+
+    def __getitem__(self, L: int) -> torch.Tensor:
+        if L not in self.lens:
+            raise KeyError(L)
+        if L not in self.memo:
+            self.memo[L] = self.compute(L)
+        return self.memo[L][self.part]
+
+    def __contains__(self, L: object) -> bool:  # Mapping's would compute the length
+        return L in self.lens
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.lens)
+
+    def __len__(self) -> int:
+        return len(self.lens)
 
 
 @dataclasses.dataclass
@@ -66,8 +122,8 @@ class Run:
     seed: int
     steps: int
     model: ExtrapolationModel
-    correct: PerLength  # L -> [N, L − 1] bool, per evaluation sequence and position
-    attention: PerLength  # L -> [2L − 1], mean attention weight per offset j − i
+    correct: Mapping[int, torch.Tensor]  # L -> [N, L − 1] bool, per evaluation sequence and position
+    attention: Mapping[int, torch.Tensor]  # L -> [2L − 1], mean attention weight per offset j − i
 
     def accuracy(self, L: int) -> torch.Tensor:
         """Accuracy per position at length ``L``: ``[L − 1]``, %."""
@@ -89,21 +145,46 @@ class Run:
         return self.score("acc", L)[0]
 
 
-def measures(run: Run) -> dict[str, float]:
-    """The run's headline numbers: ``acc{L}``, ``seen{L}``, ``new{L}`` (%) for each evaluated length
-    (with ``{name}_eval_se``, the evaluation noise of each, pp), ``attn_right``, the mean attention weight
-    on the right neighbour (offset +1) at ``train_len``, and ``positional_peak_gap`` (learned and
-    sinusoidal tables only, see :func:`positional_peak_gap`)."""
-    out = {}
+_QUANTITY = re.compile(r"(acc|seen|new)(\d+)(_eval_se)?")
+
+
+def quantities(run: Run) -> list[str]:
+    """The names :func:`measure` knows for ``run``: ``acc{L}``, ``seen{L}``, ``new{L}`` (%) for each evaluated
+    length (seen/new past the training length only), each with ``{name}_eval_se``, its evaluation noise (pp);
+    ``attn_right``; ``positional_peak_gap`` (learned and sinusoidal tables only)."""
+    names = []
     for L in run.config.eval_lens:
-        parts = ("acc", "seen", "new") if L > run.config.train_len else ("acc",)
-        for part in parts:
-            out[f"{part}{L}"], out[f"{part}{L}_eval_se"] = run.score(part, L)
-    T = run.config.train_len
-    out["attn_right"] = run.attention[T][T].item()  # index T − 1 is offset 0
+        for part in ("acc", "seen", "new") if L > run.config.train_len else ("acc",):
+            names += [f"{part}{L}", f"{part}{L}_eval_se"]
+    names.append("attn_right")
     if run.model.pos.kind == "additive":
-        out["positional_peak_gap"] = positional_peak_gap(run.model)
-    return out
+        names.append("positional_peak_gap")
+    return names
+
+
+def measure(run: Run, name: str) -> float:
+    """One headline number of the run (see :func:`quantities`): ``acc{L}``, ``seen{L}``, ``new{L}`` (%, see
+    :meth:`Run.score`) and their ``_eval_se`` (pp); ``attn_right``, the mean attention weight on the right
+    neighbour (offset +1) at ``train_len``; ``positional_peak_gap`` (:func:`positional_peak_gap`). Evaluates
+    only the length the name reads.
+
+    Raises:
+        KeyError: a name :func:`quantities` does not list for this run.
+    """
+    if name not in quantities(run):
+        raise KeyError(f"{name!r} is not measured for {run.config.scheme!r}; known: {quantities(run)}")
+    if name == "attn_right":
+        T = run.config.train_len
+        return run.attention[T][T].item()  # index T − 1 is offset 0
+    if name == "positional_peak_gap":
+        return positional_peak_gap(run.model)
+    part, L, noise = _QUANTITY.fullmatch(name).groups()
+    return run.score(part, int(L))[1 if noise else 0]
+
+
+def measures(run: Run) -> dict[str, float]:
+    """Every quantity of :func:`quantities` (this evaluates every length)."""
+    return {name: measure(run, name) for name in quantities(run)}
 
 
 def positional_peak_gap(model: ExtrapolationModel) -> float:
@@ -142,14 +223,8 @@ def correct_with_offsets_masked(model: ExtrapolationModel, seed: int, L: int, ma
     c = model.config
     if model.pos.kind != "bias" or c.num_heads != 1:
         raise ValueError(f"offsets can be masked only for a one-head attention bias, not {c.scheme!r}")
-    if L not in c.eval_lens:
-        raise ValueError(f"length {L} is not evaluated for {c.scheme!r} (lengths {c.eval_lens})")
     device = next(model.parameters()).device
-    g = eval_generator(seed, device)
-    for length in c.eval_lens:  # draw in evaluate()'s order, so the batch of length L is the same
-        x = torch.randint(0, c.vocab_size, (sequences, length), generator=g, device=device)  # [N, length]
-        if length == L:
-            break
+    x = eval_batch(c, seed, L, device, sequences=sequences)  # [N, L]: the batch of Run.correct[L]
     bias = model.pos(L, L)  # [1, L, L]
     if max_offset is not None:
         bias = bias.masked_fill(relative_offsets(L, L, device=device).abs() > max_offset, -math.inf)

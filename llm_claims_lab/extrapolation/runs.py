@@ -1,25 +1,40 @@
-"""Runs of the length-extrapolation protocol, each trained once through the weight cache and evaluated once
-per process (:class:`ExtrapolationLab`)."""
+"""Runs of the length-extrapolation protocol, each trained once through the weight cache and evaluated once per
+run and length, also through the cache (:class:`ExtrapolationLab`)."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Collection, Sequence
+import functools
+from collections.abc import Callable, Collection, Sequence
 
 import torch
 
 from llm_claims_lab import cache
-from llm_claims_lab.extrapolation.evaluation import Run, eval_generator, evaluate
+from llm_claims_lab.devices import one_thread
+from llm_claims_lab.extrapolation.evaluation import (
+    EVAL_SEED_OFFSET,
+    EVAL_SEQUENCES,
+    Evaluation,
+    Run,
+    eval_batch,
+    eval_generator,
+    evaluate_batch,
+)
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig
-from llm_claims_lab.extrapolation.training import TRAINING_CODE, initial_model, one_thread, train
+from llm_claims_lab.extrapolation.training import TRAINING_CODE, initial_model, train
 
 CURVE_STEPS = (750, 1500, 3000, 6000)  # training budgets of the steps sweep: ¼× … 2× the protocol's 3000
+# What an evaluation's result depends on beyond the trained weights (its cache fingerprint).
+EVALUATION_CODE = (eval_generator, eval_batch, evaluate_batch)
 
 
 class ExtrapolationLab:
     """Trained and evaluated runs of the protocol, each trained once through ``weights``
-    (a :class:`llm_claims_lab.cache.WeightCache`) and evaluated once per process.
+    (a :class:`llm_claims_lab.cache.WeightCache`). A run is evaluated lazily, one length at a time and only at
+    the lengths something reads (:class:`~llm_claims_lab.extrapolation.evaluation.Evaluation`), each result
+    cached beside the weights and fingerprinted like them, so that every (weights, step, length) is computed
+    once per run however many processes read it.
 
     ``device``: where to train and evaluate. ``config``: the protocol (the scheme field is set per run).
     ``sweep``: schemes whose runs are taken from the steps sweep (:meth:`curves`), whose checkpoint at
@@ -61,6 +76,14 @@ class ExtrapolationLab:
         plan = [(dataclasses.replace(self.config, scheme=scheme, steps=steps[-1]), seed) for scheme, seed in pairs]
         return self._fetch(plan, checkpoints=steps)
 
+    def prepare(self, scheme: str, seed: int) -> None:
+        """Train (or load) the weights this lab uses for ``(scheme, seed)``, evaluating nothing: the steps sweep's
+        run for a swept scheme, the protocol's run otherwise (a session's builds, split between processes)."""
+        if scheme in self.sweep:
+            self.curves_of([(scheme, seed)])
+        else:
+            self.runs_of([(scheme, seed)])
+
     def entry_of(self, scheme: str, seed: int) -> cache.Entry:
         """The cache entry this lab trains for ``(scheme, seed)``: the steps sweep's run for a swept scheme
         (:meth:`curves_of`), the protocol's run otherwise."""
@@ -83,20 +106,41 @@ class ExtrapolationLab:
         """For each (config, seed): ``{step: Run}`` for every saved step."""
         keys = [(c, seed, tuple(checkpoints)) for c, seed in plan]
         missing = [k for k in keys if k not in self._runs]
-        tensors = self.weights.fetch_many([self.entry(*k) for k in missing])
-        for key, saved in zip(missing, tensors):
-            self._runs[key] = self._evaluate(key[0], key[1], saved)
+        entries = [self.entry(*k) for k in missing]
+        for key, entry, saved in zip(missing, entries, self.weights.fetch_many(entries)):
+            self._runs[key] = self._rebuild(key[0], key[1], entry, saved)
         return [self._runs[k] for k in keys]
 
-    def _evaluate(self, config: ExtrapolationConfig, seed: int, saved: cache.Tensors) -> dict[int, Run]:
-        """Rebuild the model of each saved step and evaluate it on the seed's evaluation batches."""
+    def _rebuild(self, config: ExtrapolationConfig, seed: int, entry: cache.Entry,
+                 saved: cache.Tensors) -> dict[int, Run]:
+        """The model of each saved step, with its evaluation left to first use."""
         runs = {}
         for step in sorted({int(name.split("/")[0][4:]) for name in saved}):
             prefix = f"step{step}/"
             model, _ = initial_model(config, seed)
             model.load_state_dict({k[len(prefix):]: v for k, v in saved.items() if k.startswith(prefix)})
             model.to(self.device)
-            with one_thread() if self.device.type == "cpu" else contextlib.nullcontext():
-                correct, attn = evaluate(model, eval_generator(seed, self.device), config.eval_lens)
-            runs[step] = Run(config, seed, step, model, correct, attn)
+            compute = functools.partial(self._evaluation, entry, step, model, seed)
+            correct = Evaluation(config.eval_lens, compute, part=0)
+            runs[step] = Run(config, seed, step, model, correct, correct.sibling(1))
         return runs
+
+    def evaluation_entry(self, weights: cache.Entry, step: int, L: int,
+                         build: Callable[[cache.Progress], cache.Tensors]) -> cache.Entry:
+        """The cache entry of one evaluation: the weights of ``weights`` after ``step`` steps at length ``L``."""
+        spec = {"weights": weights.fingerprint, "step": step, "length": L, "sequences": EVAL_SEQUENCES,
+                "eval_seed_offset": EVAL_SEED_OFFSET}
+        return cache.Entry(f"{weights.name}-step{step}-eval{L}",
+                           cache.fingerprint(spec, code=EVALUATION_CODE, device=self.device), build)
+
+    def _evaluation(self, weights: cache.Entry, step: int, model, seed: int,
+                    L: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Correctness ``[N, L − 1]`` and attention by offset ``[2L − 1]`` of ``model`` at length ``L``, computed
+        once per run through the cache."""
+        def build(progress: cache.Progress) -> cache.Tensors:
+            with one_thread() if self.device.type == "cpu" else contextlib.nullcontext():
+                correct, attention = evaluate_batch(model, eval_batch(model.config, seed, L, self.device))
+            return {"correct": correct, "attention": attention}
+
+        saved = self.weights.fetch(self.evaluation_entry(weights, step, L, build))
+        return saved["correct"], saved["attention"]

@@ -8,24 +8,14 @@ do not depend on the machine's core count. :data:`TRAINING_CODE` lists the code 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import torch
 
 from llm_claims_lab import attention, cache
+from llm_claims_lab.devices import one_thread
 from llm_claims_lab.positional import absolute, biases, rope
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel, positional_scheme
-
-
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch on one CPU thread inside the block (restored after)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def initial_model(config: ExtrapolationConfig, seed: int) -> tuple[ExtrapolationModel, torch.Tensor]:

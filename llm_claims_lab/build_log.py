@@ -1,0 +1,122 @@
+"""What a run built, from the weight cache's ``events.jsonl`` (:mod:`llm_claims_lab.cache`): per entry its builds,
+loads and CPU-seconds, by phase, and whether anything was built twice.
+
+Phases, from the entry's name: ``evaluation`` (``…-eval{L}``: one trained checkpoint at one length),
+``segmentation`` (``corpus-…``: a corpus cut by a segmenter), ``training`` (the rest: extrapolation, skip-gram
+and heads models).
+
+Run ``python -m llm_claims_lab.build_log EVENTS [--check-once]``: a Markdown table of CPU-seconds per model and
+phase; ``--check-once`` exits 1 when an entry was built more than once (a run should train and evaluate each
+fingerprint once). Exits 2 with one line on a missing or unreadable log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import json
+import re
+import sys
+from pathlib import Path
+
+_HASH = re.compile(r"-[0-9a-f]{16}$")  # the fingerprint's hash at the end of an entry's key
+
+
+def phase(entry: str) -> str:
+    """``evaluation``, ``segmentation`` or ``training`` for an entry key (see the module docstring)."""
+    name = _HASH.sub("", entry)
+    if re.search(r"-eval\d+$", name):
+        return "evaluation"
+    return "segmentation" if name.startswith("corpus-") else "training"
+
+
+def model(entry: str) -> str:
+    """The trained model an entry belongs to: its name without the fingerprint hash and, for an evaluation,
+    without the checkpoint and length (``extrapolation-rope-seed42-curve``)."""
+    return re.sub(r"-step\d+-eval\d+$", "", _HASH.sub("", entry))
+
+
+@dataclasses.dataclass
+class EntryLog:
+    """One cache entry's events in a log."""
+
+    entry: str
+    builds: int = 0
+    loads: int = 0
+    corrupt: int = 0
+    cpu_s: float = 0.0  # summed over builds
+    wall_s: float = 0.0
+
+
+def read(path: Path) -> dict[str, EntryLog]:
+    """Every entry of the log at ``path``, in the order first seen.
+
+    Raises:
+        OSError: the log cannot be read. ValueError: a line that is not a JSON event.
+    """
+    entries: dict[str, EntryLog] = {}
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            event = json.loads(line)
+            log = entries.setdefault(event["entry"], EntryLog(event["entry"]))
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{number}: not a cache event ({exc})") from None
+        if event.get("event") == "build":
+            log.builds += 1
+            log.cpu_s += float(event.get("cpu_s", 0.0))
+            log.wall_s += float(event.get("seconds", 0.0))
+        elif event.get("event") == "load":
+            log.loads += 1
+        elif event.get("event") == "corrupt":
+            log.corrupt += 1
+    return entries
+
+
+def ledger(entries: dict[str, EntryLog]) -> str:
+    """A Markdown table: CPU-seconds per model and phase (evaluations summed per model), builds and loads,
+    then the totals per phase."""
+    rows: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0, 0])
+    for log in entries.values():
+        row = rows[model(log.entry), phase(log.entry)]
+        row[0] += log.cpu_s
+        row[1] += log.wall_s
+        row[2] += log.builds
+        row[3] += log.loads
+    lines = ["| model | phase | CPU-s | wall s | builds | loads |", "|---|---|---:|---:|---:|---:|"]
+    for (name, kind), (cpu, wall, builds, loads) in sorted(rows.items(), key=lambda kv: -kv[1][0]):
+        lines.append(f"| {name} | {kind} | {cpu:.1f} | {wall:.1f} | {builds} | {loads} |")
+    totals: dict[str, float] = collections.Counter()
+    for (_, kind), (cpu, *_rest) in rows.items():
+        totals[kind] += cpu
+    lines.append("")
+    lines.append("CPU-s by phase: " + ", ".join(f"{kind} {cpu:.0f}" for kind, cpu in sorted(totals.items()))
+                 + f"; all builds {sum(totals.values()):.0f}")
+    return "\n".join(lines)
+
+
+def built_twice(entries: dict[str, EntryLog]) -> list[EntryLog]:
+    """Entries built more than once."""
+    return [log for log in entries.values() if log.builds > 1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("events", type=Path, help="the cache's events.jsonl")
+    parser.add_argument("--check-once", action="store_true", help="exit 1 when an entry was built more than once")
+    args = parser.parse_args(argv)
+    try:
+        entries = read(args.events)
+    except (OSError, ValueError) as exc:
+        print(f"build_log: {exc}", file=sys.stderr)
+        return 2
+    print(ledger(entries))
+    twice = built_twice(entries)
+    builds = sum(log.builds for log in entries.values())
+    print(f"{builds} builds of {len(entries)} entries; built more than once: "
+          + (", ".join(f"{log.entry} ({log.builds}x)" for log in twice) or "none"))
+    return 1 if args.check_once and twice else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

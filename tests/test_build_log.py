@@ -1,0 +1,37 @@
+"""``llm_claims_lab.build_log`` reads the cache's events: CPU-seconds per model and phase, and what was built twice."""
+
+from __future__ import annotations
+
+import json
+
+import torch
+
+from llm_claims_lab import build_log
+from llm_claims_lab.cache import Entry, WeightCache
+
+
+def test_phases_and_models_from_entry_keys() -> None:
+    assert build_log.phase("extrapolation-rope-seed42-curve-step750-eval40-0123456789abcdef") == "evaluation"
+    assert build_log.model("extrapolation-rope-seed42-curve-step750-eval40-0123456789abcdef") == \
+        "extrapolation-rope-seed42-curve"
+    assert build_log.phase("corpus-kiwi-0123456789abcdef") == "segmentation"
+    assert build_log.phase("skipgram-shuffled-0123456789abcdef") == "training"
+
+
+def test_a_second_build_of_an_entry_is_reported(tmp_path, capsys) -> None:
+    entry = Entry("toy", {"v": 1}, lambda progress: {"w": torch.ones(2)})
+    WeightCache(tmp_path, run_id="a").fetch(entry)
+    WeightCache(tmp_path, run_id="b", retrain=True).fetch(entry)  # built again
+    assert build_log.main([str(tmp_path / "events.jsonl")]) == 0
+    assert build_log.main([str(tmp_path / "events.jsonl"), "--check-once"]) == 1
+    out = capsys.readouterr().out
+    assert "| toy | training |" in out and f"{entry.key} (2x)" in out
+    built = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert all("cpu_s" in e for e in built if e["event"] == "build")
+
+
+def test_an_unreadable_log_is_one_line(tmp_path, capsys) -> None:
+    (tmp_path / "events.jsonl").write_text("not json\n")
+    assert build_log.main([str(tmp_path / "events.jsonl")]) == 2
+    assert build_log.main([str(tmp_path / "missing.jsonl")]) == 2
+    assert capsys.readouterr().err.count("\n") == 2
