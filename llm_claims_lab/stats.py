@@ -12,7 +12,6 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from scipy import stats as scipy_stats
 
 BOOTSTRAP_RESAMPLES = 4000  # resamples of pairs (or step times): the SE estimate itself varies by ~1 %
 THREE_SD_QUANTILE = 0.99865  # Φ(3): the upper quantile of the two-sided 99.73 % (± 3 SD) interval
@@ -30,6 +29,8 @@ def t_half_width(sd: SD, n: int, quantile: float) -> SD:
     """Half-width of the two-sided t-interval of a mean of ``n`` values whose sample SD is ``sd``:
     ``sd/√n · t_quantile(n − 1)``; ``quantile`` 0.975 for the 95 % interval, :data:`THREE_SD_QUANTILE` for
     the 99.73 % one. ``sd``: a float, or a tensor (elementwise)."""
+    from scipy import stats as scipy_stats  # imported on use: it costs a second at every process start
+
     return standard_error(sd, n) * float(scipy_stats.t.ppf(quantile, n - 1))
 
 
@@ -72,6 +73,8 @@ def bootstrap(samples: Sequence[Any], statistic: Callable[..., float], *, seed: 
     """``scipy.stats.bootstrap`` of a scalar ``statistic`` of ``samples`` (a sequence of ``[n]`` arrays,
     resampled together when ``paired``), ``resamples`` draws seeded by ``seed``: its ``standard_error`` and its
     95 % ``confidence_interval`` by ``method`` (``BCa``, ``percentile``, ``basic``)."""
+    from scipy import stats as scipy_stats  # imported on use: it costs a second at every process start
+
     return scipy_stats.bootstrap(samples, statistic, paired=paired, vectorized=False, method=method,
                                  n_resamples=resamples, random_state=seed)
 

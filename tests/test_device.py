@@ -165,3 +165,21 @@ def test_relative_bias_rows_on_a_gpu_name_the_cpu_calibration_that_judges_them()
     assert relative_probes_for("cpu")["note"].startswith("relative_bias.json: torch ")
     cuda = relative_probes_for("cuda")["note"]
     assert "no relative_bias-cuda.json committed: judged with the CPU calibration" in cuda
+
+
+@pytest.mark.parametrize("script", ["calibrate_extrapolation.py", "calibrate_relative_bias.py", "calibrate_heads.py"])
+def test_every_calibration_script_takes_a_device(script: str) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "calibration" / script
+    out = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True, check=True).stdout
+    assert "--device" in out
+
+
+def test_extrapolation_deviation_names_no_fixed_device() -> None:
+    """The extrapolation rows' deviation is true on every device: it says where the run trained, not 'CPU'."""
+    from claims.extrapolation_common import DEVIATION
+
+    assert "trained on CPU" not in DEVIATION and "the run's device" in DEVIATION
