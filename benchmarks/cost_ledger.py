@@ -29,12 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- cost-ledger -->", "<!-- /cost-ledger -->"
 
 
-def run_claims(cache: Path, workers: int, junit: Path) -> float:
-    """``pytest claims`` on ``cache`` with ``workers`` xdist workers (0: serial); its wall seconds."""
+def run_claims(cache: Path, workers: int, junit: Path, select: str | None) -> float:
+    """``pytest claims`` (``-k select`` when given) on ``cache`` with ``workers`` xdist workers (0: serial); its
+    wall seconds."""
     command = [sys.executable, "-m", "pytest", "claims", "-q", "-p", "no:cacheprovider", "--no-claims-report",
-               f"--claims-cache-dir={cache}", f"--junitxml={junit}", "-n", str(workers)]
+               f"--claims-cache-dir={cache}", f"--junitxml={junit}", "-n", str(workers),
+               *(["-k", select] if select else [])]
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=False)
+    done = subprocess.run(command, cwd=ROOT, check=False)
+    if done.returncode not in (0, 1):  # 1: some rows failed, still measured; else nothing ran as it should
+        sys.exit(f"cost_ledger: `{' '.join(command[2:])}` exited {done.returncode} (its output is above)")
     return time.perf_counter() - start
 
 
@@ -69,14 +73,21 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="xdist workers (0: serial; default 2)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="a fresh directory for the weight cache")
     parser.add_argument("--readme", type=Path, default=None, help="rewrite this file's cost paragraph")
+    parser.add_argument("-k", dest="select", default=None, help="only the claims this -k expression selects")
     args = parser.parse_args()
+    if args.readme and args.select:
+        sys.exit("cost_ledger: --readme rewrites the cost of the whole suite; drop -k")
+    if args.readme and (not args.readme.is_file() or START not in args.readme.read_text(encoding="utf-8")
+                        or END not in args.readme.read_text(encoding="utf-8")):
+        sys.exit(f"cost_ledger: {args.readme} is not a file with a {START} … {END} block to rewrite")
+    if args.cache_dir and args.cache_dir.exists() and (not args.cache_dir.is_dir() or any(args.cache_dir.iterdir())):
+        sys.exit(f"cost_ledger: {args.cache_dir} is not an empty directory; a cold build needs a fresh cache directory")
     with tempfile.TemporaryDirectory(prefix="cost-ledger-") as tmp:
         cache = args.cache_dir or Path(tmp) / "cache"
-        if cache.exists() and any(cache.iterdir()):
-            sys.exit(f"cost_ledger: {cache} is not empty; a cold build needs a fresh cache directory")
-        cold_s = run_claims(cache, args.workers, Path(tmp) / "cold.xml")
-        warm_s = run_claims(cache, args.workers, Path(tmp) / "warm.xml")
-        entries = build_log.read(cache / "events.jsonl")
+        cold_s = run_claims(cache, args.workers, Path(tmp) / "cold.xml", args.select)
+        warm_s = run_claims(cache, args.workers, Path(tmp) / "warm.xml", args.select)
+        events = cache / "events.jsonl"
+        entries = build_log.read(events) if events.exists() else {}
         warm = test_times(Path(tmp) / "warm.xml")
     print(build_log.ledger(entries))
     print(f"\ncold run {cold_s:.0f} s wall, warm run {warm_s:.0f} s wall ({args.workers} workers)")
@@ -86,10 +97,7 @@ def main() -> None:
     text = paragraph(entries, cold_s, warm_s, args.workers, warm)
     print("\n" + text)
     if args.readme:
-        readme = args.readme.read_text(encoding="utf-8")
-        if START not in readme or END not in readme:
-            sys.exit(f"cost_ledger: {args.readme} has no {START} … {END} block to rewrite")
-        head, rest = readme.split(START, 1)
+        head, rest = args.readme.read_text(encoding="utf-8").split(START, 1)
         args.readme.write_text(f"{head}{START}\n{text}\n{END}{rest.split(END, 1)[1]}", encoding="utf-8")
 
 

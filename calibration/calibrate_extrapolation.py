@@ -44,7 +44,7 @@ import torch
 
 from llm_claims_lab import cache
 from llm_claims_lab.atomic import write_text_atomic
-from llm_claims_lab.devices import pin_cuda_numerics
+from llm_claims_lab.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.extrapolation import (
     CONTROL_SCHEMES,
     EVAL_SEQUENCES,
@@ -162,6 +162,10 @@ def main() -> None:
     parser.add_argument("--run-id", default=uuid.uuid4().hex, help=argparse.SUPPRESS)
     parser.add_argument("--job", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    try:
+        usable_device(args.device)
+    except ValueError as exc:
+        parser.error(str(exc))
     args.out = args.out or calibration_path(args.device)
     if torch.device(args.device).type == "cuda":
         pin_cuda_numerics()

@@ -26,7 +26,7 @@ import torch
 
 from llm_claims_lab import cache
 from llm_claims_lab.atomic import write_text_atomic
-from llm_claims_lab.devices import pin_cuda_numerics
+from llm_claims_lab.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.heads import ADD, CALIBRATION, CONCAT, TRAINING_CODE, entry, initial_model, measure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,14 +37,20 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10, help="seeds 1 … N (default 10)")
     default_cache = os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims"
     parser.add_argument("--cache-dir", default=default_cache, help="weights cache (default: $CLAIMS_CACHE_DIR)")
-    parser.add_argument("--out", type=Path, default=CALIBRATION, help="where to write (default: calibration/heads.json)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="where to write (default: calibration/heads.json; heads-<device type>.json off the CPU)")
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
     args = parser.parse_args()
     if args.seeds < 2:
         parser.error("--seeds must be at least 2 (a spread needs two values)")
     weights = cache.WeightCache(Path(args.cache_dir), run_id=uuid.uuid4().hex,
                                 say=lambda m: print(m, file=sys.stderr, flush=True))
-    seeds, device = list(range(1, args.seeds + 1)), torch.device(args.device)
+    try:
+        device = usable_device(args.device)
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.out = args.out or (CALIBRATION if device.type == "cpu" else CALIBRATION.with_name(f"heads-{device.type}.json"))
+    seeds = list(range(1, args.seeds + 1))
     if device.type == "cuda":
         pin_cuda_numerics()
     accuracy = {}

@@ -44,7 +44,7 @@ from llm_claims_lab.extrapolation import (
     relative_bias_probes,
     relative_probes_path,
 )
-from llm_claims_lab.devices import pin_cuda_numerics
+from llm_claims_lab.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.stats import summary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +65,10 @@ def main() -> None:
     parser.add_argument("--cache-dir", default=os.environ.get("CLAIMS_CACHE_DIR", str(ROOT / ".cache" / "claims")))
     parser.add_argument("--device", default="cpu", help="torch device (default cpu); cuda writes relative_bias-cuda.json")
     args = parser.parse_args()
-    device = torch.device(args.device)
+    try:
+        device = usable_device(args.device)
+    except ValueError as exc:
+        parser.error(str(exc))
     if device.type == "cuda":
         pin_cuda_numerics()
     out = relative_probes_path(device)

@@ -6,7 +6,7 @@ claim modules import it as ``word2vec_common``.
 
 from llm_claims_lab.skipgram import KERNELS
 
-KERNELS_DEVIATION = (f"Skip-gram's step is computed with {KERNELS['fast']} (--claims-w2v-kernels fast, the default "
-                     f"since issue 17, fewer CPU-seconds per step); post A's code as written is --claims-w2v-kernels post "
-                     f"({KERNELS['post']}). The algorithm, draws and seed are the post's; the tables differ by float "
-                     "rounding (benchmarks/bench_word2vec.py prints the drift).")
+KERNELS_DEVIATION = (f"Skip-gram's step is computed as --claims-w2v-kernels names (w2v.ws353[trained] records it): "
+                     f"by default fast, {KERNELS['fast']}, fewer CPU-seconds per step; post is post A's code as "
+                     f"written ({KERNELS['post']}). The algorithm, draws and seed are the post's either way; the tables "
+                     "differ by float rounding (benchmarks/bench_word2vec.py prints the drift).")

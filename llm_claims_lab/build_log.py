@@ -5,9 +5,10 @@ Phases, from the entry's name: ``evaluation`` (``…-eval{L}``: one trained chec
 ``segmentation`` (``corpus-…``: a corpus cut by a segmenter), ``training`` (the rest: extrapolation, skip-gram
 and heads models).
 
-Run ``python -m llm_claims_lab.build_log EVENTS [--check-once]``: a Markdown table of CPU-seconds per model and
-phase; ``--check-once`` exits 1 when an entry was built more than once (a run should train and evaluate each
-fingerprint once). Exits 2 with one line on a missing or unreadable log.
+Run ``python -m llm_claims_lab.build_log EVENTS [--skip N] [--check-once]``: a Markdown table of CPU-seconds per
+model and phase; ``--skip N`` leaves out the log's first N lines (the events of earlier runs, in a cache that is
+kept between runs); ``--check-once`` exits 1 when an entry was built more than once (a run should train and
+evaluate each fingerprint once). Exits 2 with one line on a missing or unreadable log.
 """
 
 from __future__ import annotations
@@ -49,19 +50,23 @@ class EntryLog:
     wall_s: float = 0.0
 
 
-def read(path: Path) -> dict[str, EntryLog]:
-    """Every entry of the log at ``path``, in the order first seen.
+def read(path: Path, *, skip: int = 0) -> dict[str, EntryLog]:
+    """Every entry of the log at ``path`` after its first ``skip`` lines, in the order first seen.
 
     Raises:
-        OSError: the log cannot be read. ValueError: a line that is not a JSON event.
+        FileNotFoundError: no log (a run that trained and loaded no model writes none). OSError: the log cannot
+            be read. ValueError: a line that is not a cache event.
     """
     entries: dict[str, EntryLog] = {}
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines[skip:], skip + 1):
         try:
             event = json.loads(line)
-            log = entries.setdefault(event["entry"], EntryLog(event["entry"]))
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not a cache event ({exc})") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: not a cache event (not JSON: {exc})") from None
+        if not isinstance(event, dict) or not isinstance(event.get("entry"), str):
+            raise ValueError(f"{path}:{number}: not a cache event (a JSON object with an 'entry' expected)")
+        log = entries.setdefault(event["entry"], EntryLog(event["entry"]))
         if event.get("event") == "build":
             log.builds += 1
             log.cpu_s += float(event.get("cpu_s", 0.0))
@@ -104,9 +109,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("events", type=Path, help="the cache's events.jsonl")
     parser.add_argument("--check-once", action="store_true", help="exit 1 when an entry was built more than once")
+    parser.add_argument("--skip", type=int, default=0, metavar="N",
+                        help="leave out the first N lines (earlier runs' events)")
     args = parser.parse_args(argv)
     try:
-        entries = read(args.events)
+        entries = read(args.events, skip=args.skip)
+    except FileNotFoundError:
+        print(f"build_log: {args.events} does not exist: give the events.jsonl of a weight cache (a run that "
+              "trained and loaded no model writes none)", file=sys.stderr)
+        return 2
     except (OSError, ValueError) as exc:
         print(f"build_log: {exc}", file=sys.stderr)
         return 2

@@ -30,8 +30,18 @@ def test_a_second_build_of_an_entry_is_reported(tmp_path, capsys) -> None:
     assert all("cpu_s" in e for e in built if e["event"] == "build")
 
 
+def test_earlier_runs_events_are_skipped(tmp_path) -> None:
+    entry = Entry("toy", {"v": 1}, lambda progress: {"w": torch.ones(2)})
+    WeightCache(tmp_path, run_id="a").fetch(entry)
+    before = len((tmp_path / "events.jsonl").read_text().splitlines())
+    WeightCache(tmp_path, run_id="b", retrain=True).fetch(entry)  # the next run builds it again, once
+    assert build_log.main([str(tmp_path / "events.jsonl"), "--skip", str(before), "--check-once"]) == 0
+
+
 def test_an_unreadable_log_is_one_line(tmp_path, capsys) -> None:
     (tmp_path / "events.jsonl").write_text("not json\n")
     assert build_log.main([str(tmp_path / "events.jsonl")]) == 2
+    (tmp_path / "other.jsonl").write_text("[1, 2]\n")
+    assert build_log.main([str(tmp_path / "other.jsonl")]) == 2
     assert build_log.main([str(tmp_path / "missing.jsonl")]) == 2
-    assert capsys.readouterr().err.count("\n") == 2
+    assert capsys.readouterr().err.count("\n") == 3

@@ -214,6 +214,15 @@ def test_bad_seed_count_is_a_usage_error(pytester: pytest.Pytester, monkeypatch:
     assert "--claims-seeds" in result.stderr.str() and "Traceback" not in result.stderr.str()
 
 
+def test_the_renamed_word2vec_option_names_its_replacement(pytester: pytest.Pytester,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--claims-w2v-optimizer", "adam")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "replaced by --claims-w2v-kernels" in result.stderr.str() and "Traceback" not in result.stderr.str()
+
+
 def _run_with_cache_dir(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str,
                         path: Path) -> tuple[pytest.RunResult, str]:
     """A run naming ``path`` as the cache, by option or environment variable; also how messages name it."""

@@ -50,4 +50,6 @@ def test_both_jobs_upload_the_build_log_and_timings(jobs) -> None:
     for job in jobs.values():
         run = next(s["run"] for s in job["steps"] if "pytest" in str(s.get("run", "")) and "Run every" in s["name"])
         assert "--junitxml=\"$REPORT_DIR/junit.xml\"" in run and "--durations" in run
-        assert "events.jsonl\" \"$REPORT_DIR/events.jsonl\"" in _step(job, "What the run built")["run"]
+        ledger = _step(job, "What the run built")["run"]
+        assert "events.jsonl\" \"$REPORT_DIR/events.jsonl\"" in ledger
+        assert '--skip "$EVENTS_BEFORE" --check-once' in ledger  # this run's builds only, each once
