@@ -45,6 +45,7 @@ import torch
 from llm_claims_lab import cache
 from llm_claims_lab.atomic import write_text_atomic
 from llm_claims_lab.devices import pin_cuda_numerics, usable_device
+from llm_claims_lab.host_memory import keep_freed_memory
 from llm_claims_lab.extrapolation import (
     CONTROL_SCHEMES,
     EVAL_SEQUENCES,
@@ -103,8 +104,8 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
     scheme), from the recorded code (found in the cache) and from today's (trained if absent), must give
     bit-identical weights at every checkpoint (:func:`llm_claims_lab.cache.tensors_digest`). On success today's code
     digest is added to the file's ``equivalent_training_code`` with the evidence; otherwise exits naming the
-    schemes that differ (then recalibrate). With seed 42 the training is the suite's own, so it costs nothing
-    extra."""
+    schemes that differ (then recalibrate). The recorded weights may be those of a code certified before. With
+    seed 42 the training is the suite's own, so it costs nothing extra."""
     data = read_calibration(args.out)
     old, new = data["training_code"], cache.code_digest(TRAINING_CODE)
     if new == old or new in data.get("equivalent_training_code", {}):
@@ -116,11 +117,14 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
         raise SystemExit(f"{args.cache_dir} holds no seed-{seed} weights trained under the calibrated code: "
                          "certify where the calibration ran, or recalibrate")
 
-    # Schemes new in today's code have no recorded weights: they are calibrated afterwards (--schemes).
+    # Schemes new in today's code have no recorded weights: they are calibrated afterwards (--schemes). The
+    # recorded weights are those of the calibrated code or, where the cache holds only those, of a code already
+    # certified equivalent to it (same weights, bit for bit).
     for scheme in [s for s in SCHEMES if s in data["runs"]]:
         today = lab.entry_of(scheme, seed)
-        recorded = cache.Entry(today.name, {**today.fingerprint, "code": added.get(scheme, {}).get("code", old)},
-                               missing)
+        codes = [added.get(scheme, {}).get("code", old), *data.get("equivalent_training_code", {})]
+        candidates = [cache.Entry(today.name, {**today.fingerprint, "code": c}, missing) for c in codes]
+        recorded = next((e for e in candidates if lab.weights.path(e).exists()), candidates[0])
         before, after = (cache.tensors_digest(lab.weights.fetch(e)) for e in (recorded, today))
         digests[scheme] = after
         if before != after:
@@ -130,7 +134,7 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
     data.setdefault("equivalent_training_code", {})[new] = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "evidence": f"seed {seed}: every scheme's weights, at every checkpoint the suite trains, bit-identical "
-                    f"to those trained under {old[:12]}",
+                    f"to those trained under {old[:12]} (or under a code certified equivalent to it)",
         "sha256": digests}
     write_text_atomic(args.out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"{args.out}: training code {new[:12]} certified equivalent to {old[:12]}", file=sys.stderr)
@@ -162,6 +166,7 @@ def main() -> None:
     parser.add_argument("--run-id", default=uuid.uuid4().hex, help=argparse.SUPPRESS)
     parser.add_argument("--job", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    keep_freed_memory()  # as the suite's processes do: no value changes, fewer page faults
     try:
         usable_device(args.device)
     except ValueError as exc:

@@ -27,6 +27,7 @@ import torch
 from llm_claims_lab import cache
 from llm_claims_lab.atomic import write_text_atomic
 from llm_claims_lab.devices import pin_cuda_numerics, usable_device
+from llm_claims_lab.host_memory import keep_freed_memory
 from llm_claims_lab.heads import ADD, CALIBRATION, CONCAT, TRAINING_CODE, entry, initial_model, measure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +42,7 @@ def main() -> None:
                         help="where to write (default: calibration/heads.json; heads-<device type>.json off the CPU)")
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
     args = parser.parse_args()
+    keep_freed_memory()  # as the suite's processes do: no value changes, fewer page faults
     if args.seeds < 2:
         parser.error("--seeds must be at least 2 (a spread needs two values)")
     weights = cache.WeightCache(Path(args.cache_dir), run_id=uuid.uuid4().hex,

@@ -7,7 +7,6 @@ with the way to provide them; the untrained controls run anyway.
 
 import pytest
 import torch
-from transformers import GPT2Config, GPT2Model
 
 from llm_claims_lab.analogy import share_at_least
 from llm_claims_lab.contextual import (MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, heads_at_least, overlap,
@@ -83,6 +82,8 @@ def trained_masses(gpt2_model) -> tuple[str, dict[str, torch.Tensor]]:
 def untrained_masses(seed: int, gpt2_tokenizer, device: torch.device) -> tuple[str, dict[str, torch.Tensor]]:
     """The control: GPT-2 small's architecture (``GPT2Config()``) with its initial random weights, seeded with the
     run's seed, eager attention, on the measuring device; its heads' masses over the passages."""
+    from transformers import GPT2Config, GPT2Model  # seconds to import: only where a row builds the model
+
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = GPT2Model(GPT2Config(attn_implementation="eager")).eval().to(device)

@@ -2,19 +2,21 @@
 
 Offline rows read transformers' own configuration classes; the config.hub_* rows read the hub's config.json
 at a pinned commit, and are skipped, saying how to get the file, where neither the local Hugging Face cache
-nor the hub has it.
+nor the hub has it. transformers' model classes are imported where a row builds one: importing them costs
+seconds, which every collection of the suite (``--collect-only``, ``-k``, each xdist worker) would pay.
 """
+
+import importlib.metadata
 
 import pytest
 import torch
-import transformers
-from transformers import BertConfig, BertModel, GPT2Config, GPT2Model, LlamaConfig, Qwen2Config
 
 from llm_claims_lab.configs import ConfigUnavailable, hub_config, rope_settings
 from llm_claims_harness.declare import Case, claim, exact
 
 OFFLINE = ("offline: the defaults of transformers' configuration classes (and tiny randomly initialised "
            "models built from them), not the hub's config.json, which is unreachable here")
+TRANSFORMERS = importlib.metadata.version("transformers")
 TINY_BERT = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
              "vocab_size": 100}  # max_position_embeddings left at the default
 TINY_GPT2 = {"n_layer": 1, "n_embd": 32, "n_head": 2}  # n_positions left at the default
@@ -49,8 +51,10 @@ def _runs(model: torch.nn.Module, seq_len: int) -> bool:
     },
 )
 def test_bert_max_positions(verify, case):
+    from transformers import BertConfig, BertModel
+
     if case == "config_default":
-        verify(BertConfig().max_position_embeddings, details={"transformers": transformers.__version__})
+        verify(BertConfig().max_position_embeddings, details={"transformers": TRANSFORMERS})
         return
     model = BertModel(BertConfig(**TINY_BERT)).eval()
     table = model.embeddings.position_embeddings
@@ -79,6 +83,8 @@ def test_bert_max_positions(verify, case):
     },
 )
 def test_gpt2_learned_positions(verify, case):
+    from transformers import GPT2Config, GPT2Model
+
     model = GPT2Model(GPT2Config(**TINY_GPT2))
     if case == "learned":
         verify([isinstance(model.wpe, torch.nn.Embedding), model.wpe.weight.requires_grad])
@@ -111,11 +117,13 @@ ROPE_SOURCE = ("post B ('RoPE 관련 설정', 'rope_theta, rope_scaling'): Qwen 
     },
 )
 def test_rope_settings(verify, case):
+    from transformers import GPT2Config, LlamaConfig, Qwen2Config
+
     config = {"llama_defaults": lambda: LlamaConfig(), "qwen2_defaults": lambda: Qwen2Config(),
               "gpt2_control": lambda: GPT2Config()}[case]()
     settings = rope_settings(config.to_dict())
     details = {"rope_theta": settings["theta"], "scaling": settings["scaling"], "where": settings["where"],
-               "transformers": transformers.__version__}
+               "transformers": TRANSFORMERS}
     verify([isinstance(settings["theta"], (int, float)), settings["has_scaling"]], details=details)
 
 

@@ -42,19 +42,22 @@ def _pair_scan(variant: str, seq_len: int, d_model: int) -> dict:
         table = sinusoidal_table(seq_len, d_model, dtype=torch.bfloat16).double()  # [L, D]
     else:
         table = _table_at(torch.arange(seq_len, dtype=torch.float16), d_model)  # [L, D]
-    index = torch.arange(seq_len)  # [L]
     norms = (table * table).sum(1)  # [L]
     nearest = torch.empty(seq_len, dtype=torch.long)  # [L]
     margin = torch.empty(seq_len, dtype=torch.float64)  # [L]
     rival = torch.empty(seq_len, dtype=torch.long)  # [L]: the most similar position ≥ 2 away
-    for start in range(0, seq_len, 500):
-        rows = index[start:start + 500]  # [C]
+    for start in range(0, seq_len, 200):  # 200 rows: a [C, L] block of 16 MB, reused from the heap
+        rows = torch.arange(start, min(start + 200, seq_len))  # [C]
+        at = torch.arange(len(rows))  # [C]: each row's own index in the block
+        left, right = (rows - 1).clamp(min=0), (rows + 1).clamp(max=seq_len - 1)  # [C]: p − 1, p + 1 (p at an end)
         gram = table[rows] @ table.T  # [C, L]
-        gap = (index[None, :] - rows[:, None]).abs()  # [C, L]
-        squared = (norms[rows, None] + norms[None, :] - 2 * gram).masked_fill(gap == 0, math.inf)  # [C, L]
+        squared = norms[rows, None] + norms[None, :] - 2 * gram  # [C, L]
+        squared[at, rows] = math.inf  # a row is not its own nearest
         nearest[rows] = squared.argmin(1)
-        neighbour = gram.masked_fill(gap != 1, math.inf).min(1).values  # [C]
-        other = gram.masked_fill(gap < 2, -math.inf).max(1)  # [C]
+        neighbour = torch.minimum(gram[at, left].masked_fill(rows == 0, math.inf),
+                                  gram[at, right].masked_fill(rows == seq_len - 1, math.inf))  # [C]
+        gram[at, rows] = gram[at, left] = gram[at, right] = -math.inf  # positions < 2 away leave the rivals
+        other = gram.max(1)  # [C]
         margin[rows], rival[rows] = neighbour - other.values, other.indices
     distance = (table - table[nearest]).norm(dim=1)  # [L]: from the rows, no cancellation
     p, w = int(distance.argmin()), int(margin.argmin())

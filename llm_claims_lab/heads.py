@@ -29,7 +29,6 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from scipy.linalg import subspace_angles
 from torch import nn
 
 from llm_claims_lab import attention, cache
@@ -252,6 +251,8 @@ def subspace_angle(model: HeadsModel, k: int) -> float:
     """
     if model.config.combine != "add":
         raise ValueError("token and position rows share one space only when they are added")
+    from scipy.linalg import subspace_angles  # imported on use, as llm_claims_lab.stats imports scipy
+
     tok, pos = model.tok_emb.weight.detach().cpu(), model.pos(model.config.seq_len).detach().cpu()
     angles = subspace_angles(centred_subspace(tok, k).numpy(), centred_subspace(pos, k).numpy())
     return math.degrees(float(angles.min()))

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import torch
-from scipy import stats
 
 from llm_claims_lab.analogy import Vocabulary, cosine
 from llm_claims_lab.stats import BOOTSTRAP_RESAMPLES, bootstrap
@@ -30,6 +29,8 @@ def covers(vocab: Vocabulary, a: str, b: str) -> bool:
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman ρ of two ``[n]`` arrays."""
+    from scipy import stats  # imported on use: it costs a second at every process start
+
     return stats.spearmanr(x, y).statistic
 
 

@@ -186,17 +186,18 @@ class ExtrapolationModel(nn.Module):
             table = torch.einsum("ad,bod->oab", E @ Wq, rotated) / math.sqrt(D)  # [O, V, V]
             logits = table[relative_offsets(T, T, device=x.device) + T - 1, xi, xj]  # [B, T, T]
             return logits[:, None], (E @ to_vocab)[x][:, None]
-        # Several heads: one row lookup per slot in [V, H·V] tables (cheap), instead of H small products.
+        # Several heads: one row lookup per slot in [H·V, ·] tables (cheap), instead of H small products. A slot
+        # of head h looks up row h·V + token, so lookups come out head-major, as the mixing product reads them.
         B, dh = x.shape[0], D // H
         heads = lambda w: (E @ w).view(V, H, dh).transpose(0, 1)  # noqa: E731  [H, V, D/H]
+        rows = torch.arange(H, device=x.device)[None, :, None] * V + x[:, None, :]  # [B, H, T]
         table = heads(Wq) @ heads(Wk).transpose(1, 2) / math.sqrt(dh)  # [H, V, V]: query token, key token
-        by_query = F.embedding(x, table.transpose(0, 1).reshape(V, H * V)).view(B, T, H, V)  # [B, T, H, V]
-        keys = x[:, None, None, :].expand(B, T, H, T)  # [B, T, H, T]: key token of each slot
-        logits = by_query.gather(3, keys).transpose(1, 2) + self.pos(T, T)  # [B, H, T, T]
+        by_query = F.embedding(rows, table.reshape(H * V, V))  # [B, H, T, V]
+        keys = x[:, None, None, :].expand(B, H, T, T)  # [B, H, T, T]: key token of each slot
+        logits = by_query.gather(3, keys) + self.pos(T, T)  # [B, H, T, T]
         out_w = self.out.weight.view(V, H, dh).transpose(0, 1)  # [H, V_out, D/H]
         vocab = heads(Wv) @ out_w.transpose(1, 2)  # [H, V, V_out]: each head's values, mapped to the vocabulary
-        values = F.embedding(x, vocab.transpose(0, 1).reshape(V, -1)).view(B, T, H, -1)  # [B, T, H, V_out]
-        return logits, values.transpose(1, 2)  # [B, H, T, T], [B, H, T, V]
+        return logits, F.embedding(rows, vocab.reshape(H * V, -1))  # [B, H, T, T], [B, H, T, V]
 
     def loss(self, x: torch.Tensor) -> torch.Tensor:
         """Post A's objective: mean cross-entropy of predicting ``x[:, i+1]`` at position ``i``."""
