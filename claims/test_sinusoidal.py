@@ -59,6 +59,27 @@ def test_position0(verify):
     verify(sinusoidal_table(1, 128)[0].tolist())
 
 
+@claim(
+    id="pe.sin.frequencies_from_formula",
+    source="Post B, '공식 읽기' (PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(…))",
+    statement="The table's channel pair i turns by ω_i = 1 / 10000^(2i/d_model) radians per position (d_model=128, "
+              "float64): the largest |ω_i read from the table (atan2 of PE(1)'s sin and cos channels) − ω_i of the "
+              "post's formula|, the formula written out here, not taken from the library.",
+    tolerance=at_most(1e-12, "float64 sin/cos/atan2 err by ~1e-16; another base (1,000) or exponent (2i/(d − 2), "
+                             "j/d) moves some ω_i by more than 1e-3"),
+    kind="post",
+    expect_source="post B's formula (Vaswani et al. 2017, §3.5): pair i is (sin, cos) of pos·10000^(−2i/d_model)",
+)
+def test_frequencies_from_formula(verify):
+    pe1 = sinusoidal_table(2, WIDE, dtype=torch.float64)[1]  # [D]: position 1
+    read = torch.atan2(pe1[0::2], pe1[1::2])  # [D/2]: every ω_i ≤ 1 rad < π, so atan2 returns it
+    formula = torch.tensor([10000.0 ** (-2 * i / WIDE) for i in range(WIDE // 2)], dtype=torch.float64)  # [D/2]
+    worst = int((read - formula).abs().argmax())
+    verify((read - formula).abs().max().item(), details={"pair i with the largest error": worst,
+                                                         "ω_i read, formula": [read[worst].item(),
+                                                                               formula[worst].item()]})
+
+
 def _post_code_gap_std(k: int) -> float:
     """Std over i of PE(i)·PE(i+k) the way post A's pe_probe.py gets it, rewritten here so the comparison
     does not depend on our table: float32 positions 0–63 and pair indices 0, 2, …, 126, angles

@@ -26,6 +26,7 @@ MUTATIONS = {
             return torch.cat([angle.sin(), angle.cos()], dim=1)
         P.sinusoidal_table = broken
         """, {"pe.sin.table_8x6", "pe.sin.position0", "pe.sin.wavelength_spread[monotone]",
+              "pe.sin.frequencies_from_formula",
               "pe.sin.wavelength_spread[slow_pair]",
               *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30)),
               # shift_matrix and the channel pairs assume the interleaved layout; the broken table also
@@ -42,7 +43,8 @@ MUTATIONS = {
             pe[:, 0::2], pe[:, 1::2] = angle[:, 0::2].sin(), angle[:, 1::2].cos()
             return pe
         P.sinusoidal_table = broken
-        """, {"pe.sin.table_8x6", *(f"pe.sin.dot_depends_only_on_gap[gap{k}-{q}]" for k in (1, 3, 10, 30)
+        """, {"pe.sin.table_8x6", "pe.sin.frequencies_from_formula",
+              *(f"pe.sin.dot_depends_only_on_gap[gap{k}-{q}]" for k in (1, 3, 10, 30)
                                     for q in ("spread", "vs_post", "vs_closed_form")),
               *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30)),
               # sin and cos of a pair no longer share a frequency: no rotation, no constant norm, no gap-only
@@ -50,6 +52,35 @@ MUTATIONS = {
               *(f"pe.sin.positions_from_one[{c}]" for c in ("gap_only", "shift_map", "gram_unchanged")),
               "pe.sin.nearby_positions_similar[gap1_nearest]", "pe.sin.slow_channels_separate_far[fast_pairs_wrap]",
               "pe.raw_integer_unbounded[sinusoidal_bounded]", "pe.sin.unique_rows[bfloat16]"}),
+    # the table built with another base (1,000) than the formula's 10,000
+    "sin_base_1000": (["test_sinusoidal.py"], """
+        import llm_claims_lab.positional as P
+        table = P.sinusoidal_table
+        P.sinusoidal_table = lambda seq_len, d_model, **k: table(seq_len, d_model, **{**k, "base": 1000.0})
+        """, {"pe.sin.table_8x6", "pe.sin.frequencies_from_formula", "pe.sin.wavelength_spread[slow_pair]",
+              *(f"pe.sin.dot_depends_only_on_gap[gap{k}-{q}]" for k in (1, 3, 10, 30)
+                for q in ("vs_post", "vs_closed_form")),  # the closed form and M_k keep base 10,000
+              *(f"pe.sin.shift_is_linear_map[k{k}]" for k in (1, 3, 10, 30)), "pe.sin.positions_from_one[shift_map]"}),
+    # exponent 2i/(d − 2) in the table, its frequencies and the shift map alike: every pair still shares one
+    # frequency, so the gap and shift rows hold; only the formula's values catch it
+    "exponent_over_d_minus_2": (["test_sinusoidal.py"], """
+        import torch, llm_claims_lab.positional as P, llm_claims_lab.positional.absolute as A
+        def frequencies(d_model, *, base=P.BASE, dtype=torch.float32):
+            return (base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / (d_model - 2))).to(dtype)
+        def table(seq_len, d_model, *, base=P.BASE, dtype=torch.float32, device=None):
+            angle = torch.arange(seq_len, dtype=torch.float64)[:, None] * frequencies(d_model, base=base, dtype=torch.float64)
+            pe = torch.empty(seq_len, d_model, dtype=torch.float64)
+            pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()
+            return pe.to(dtype)
+        A.frequencies = P.frequencies = frequencies
+        P.sinusoidal_table = table
+        """, {"pe.sin.table_8x6", "pe.sin.frequencies_from_formula",
+              *(f"pe.sin.dot_depends_only_on_gap[gap{k}-vs_post]" for k in (1, 3, 10, 30))}),
+    # ALiBi slopes that are positive but not the paper's (linear in the head index)
+    "alibi_slopes_linear": (["test_alibi.py", "test_attention.py"], """
+        import llm_claims_lab.positional.biases as B
+        B.alibi_slopes = lambda num_heads: [(h + 1) / num_heads for h in range(num_heads)]
+        """, {"pos.alibi_slopes[8_heads]", "pos.alibi_slopes[16_heads]"}),
     # RoPE that forgets to rotate
     "rope_without_rotation": (["test_attention.py"], """
         import llm_claims_lab.positional as P
