@@ -97,7 +97,7 @@ class Word2VecLab:
         # The vocabulary itself, not just its size: a change to the particle stripper can reorder it.
         vocab_sha256 = hashlib.sha256("\n".join(data.vocab).encode("utf-8")).hexdigest()
         config = {**dataclasses.asdict(cfg), "corpus_sha256": data.sha256, "vocab_sha256": vocab_sha256}
-        code = [skipgram.SkipGramConfig, skipgram.SkipGram, skipgram.sample_batch, skipgram.train,
+        code = [skipgram.SkipGramConfig, skipgram.Lookup, skipgram.SkipGram, skipgram.sample_batch, skipgram.train,
                 corpus.build_corpus, stemming]
         name = "skipgram-shuffled" if cfg.shuffle_corpus else "skipgram"
         return Entry(name, fingerprint(config, code=code, device=self.device), build)
@@ -144,7 +144,8 @@ class Word2VecLab:
             ids_sha256 = hashlib.sha256(stream.ids.numpy().tobytes()).hexdigest()
             config = {**dataclasses.asdict(cfg), "segmenter": name, "corpus_sha256": self.corpus.sha256,
                       "vocab_sha256": vocab_sha256, "ids_sha256": ids_sha256}
-            code = [skipgram.SkipGramConfig, skipgram.SkipGram, skipgram.sample_batch, skipgram.train]
+            code = [skipgram.SkipGramConfig, skipgram.Lookup, skipgram.SkipGram, skipgram.sample_batch,
+                    skipgram.train]
             tensors = self.cache.fetch(Entry(f"skipgram-{name}", fingerprint(config, code=code, device=self.device),
                                              build))
             self._models[key] = Trained(tensors["w_in"], tensors["losses"].tolist())
