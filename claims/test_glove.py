@@ -11,6 +11,7 @@ numbers are GPT-2's, shown for comparison.
 from llm_claims_lab.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_rank,
                               direction_cosine, listing, random_pair_cosines, share_at_least)
 from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
+from llm_claims_harness.measure import DECISION_LEVEL
 
 SOURCE = "Post A, exp. 2 'gpt2_arith.py', on GloVe 6B-50d (beyond the post)"
 DEVIATION = ("GloVe 6B-50d instead of GPT-2's wte: the post's words lower-cased, without GPT-2's leading "
@@ -136,6 +137,10 @@ def test_inputs_not_excluded(verify, glove):
     },
     deviation=DEVIATION + " The above_chance rows go beyond the post, which compares with one control pair "
                           "only.",
+    version=2,
+    version_note="v1 gave a share its Agresti–Coull SD, centred at (hits + 1.92)/(n + 3.84) rather than at the share "
+                 "printed, and symmetric where a share near 0 cannot be, and decided by ± 3 SD; v2 decides by the "
+                 "share's exact (Clopper–Pearson) 99.73 % interval (issue 18)",
 )
 def test_gender_direction(verify, glove, case, generator):
     directions = {name: _words(words) for name, (words, _) in POST_A_DIRECTIONS.items()}
@@ -148,5 +153,5 @@ def test_gender_direction(verify, glove, case, generator):
     chance = random_pair_cosines(glove.table, glove.vocab, *directions[name][2:], n=RANDOM_PAIRS,
                                  generator=generator)  # [N]
     percentile = round(chance.quantile(0.99).item(), 4)
-    share, sd = share_at_least(chance, cosines[name])
-    verify(share, noise=sd, details=details | {"random-pair cosines, 99th percentile": percentile})
+    share, interval = share_at_least(chance, cosines[name], level=DECISION_LEVEL)
+    verify(share, interval=interval, details=details | {"random-pair cosines, 99th percentile": percentile})

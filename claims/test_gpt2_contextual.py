@@ -14,6 +14,7 @@ from llm_claims_lab.contextual import (MONEY_BANK, PASSAGES, RIVER_BANK, centred
                                  smallest_angle, variance_components, word_states)
 from llm_claims_lab.stats import standard_error
 from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
+from llm_claims_harness.measure import DECISION_LEVEL
 
 BOOTSTRAP = 1000  # resamplings of the sentences behind the noise of gpt2.bank_senses[last_layer]
 RANDOM_SUBSPACES = 2000  # draws of the random baseline of gpt2.wte_wpe_subspaces[vs_random]
@@ -188,6 +189,10 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
                           "nearly orthogonal; J. Simon's blog post 'GPT-2's positional encodings' "
                           "(james-simon.github.io): wpe learned roughly orthogonal to wte"),
     },
+    version=2,
+    version_note="v1 gave the vs_random share its Agresti–Coull SD, centred at (hits + 1.92)/(n + 3.84) rather than "
+                 "at the share printed, and decided by ± 3 SD; v2 decides by the share's exact (Clopper–Pearson) "
+                 "99.73 % interval (issue 18)",
 )
 def test_wte_wpe_subspaces(verify, gpt2_model, table_subspaces, generator, case):
     positions, cosines = table_subspaces  # [D, K], [K]
@@ -199,8 +204,8 @@ def test_wte_wpe_subspaces(verify, gpt2_model, table_subspaces, generator, case)
         verify(smallest_angle(cosines), details=details)
         return
     chance = random_overlaps(positions, RANDOM_SUBSPACES, generator)  # [R]
-    share, sd = share_at_least(-chance, -overlap(cosines).item())  # the share with an overlap ≤ wte's
+    share, interval = share_at_least(-chance, -overlap(cosines).item(), level=DECISION_LEVEL)  # overlap ≤ wte's
     details |= {"random overlaps: mean, SD, 1st percentile": [round(chance.mean().item(), 5),
                                                               round(chance.std().item(), 5),
                                                               round(chance.quantile(0.01).item(), 5)]}
-    verify(share, noise=sd, details=details)
+    verify(share, interval=interval, details=details)

@@ -10,6 +10,7 @@ stay apart. Without GPT-2's weights every row is skipped with the way to provide
 from llm_claims_lab.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
                               direction_cosine, listing, random_pair_cosines, share_at_least, token_id)
 from llm_claims_harness.declare import Case, at_least, at_most, claim, close, exact
+from llm_claims_harness.measure import DECISION_LEVEL
 
 POST_A = "Post A, exp. 2 'gpt2_arith.py'"
 
@@ -147,6 +148,10 @@ def test_inputs_not_excluded(verify, gpt2_wte):
     deviation="The above_chance rows go beyond the post, which compares with one control pair only; the "
               "control's expectation (not above chance) is GloVe's result, to be confirmed with GPT-2's "
               "weights.",
+    version=2,
+    version_note="v1 gave a share its Agresti–Coull SD, centred at (hits + 1.92)/(n + 3.84) rather than at the share "
+                 "printed, and symmetric where a share near 0 cannot be, and decided by ± 3 SD; v2 decides by the "
+                 "share's exact (Clopper–Pearson) 99.73 % interval (issue 18)",
 )
 def test_gender_direction(verify, gpt2_wte, case, generator):
     table, vocab = gpt2_wte.table, gpt2_wte.vocab
@@ -161,5 +166,5 @@ def test_gender_direction(verify, gpt2_wte, case, generator):
         words = POST_A_DIRECTIONS[name][0]
         chance = random_pair_cosines(table, vocab, *words[2:], n=RANDOM_PAIRS, generator=generator)  # [N]
         percentile = round(chance.quantile(0.99).item(), 4)
-        share, sd = share_at_least(chance, cosines[name])
-        verify(share, noise=sd, details=details | {"random-pair cosines, 99th percentile": percentile})
+        share, interval = share_at_least(chance, cosines[name], level=DECISION_LEVEL)
+        verify(share, interval=interval, details=details | {"random-pair cosines, 99th percentile": percentile})

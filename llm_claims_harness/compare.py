@@ -250,9 +250,10 @@ def summary(name: str, data: dict) -> str:
     unexpected = [r["id"] for r in rows if r.get("as_expected") is False]
     if unexpected:
         lines += ["", f"**Not as expected:** {', '.join(f'`{i}`' for i in unexpected)}"]
-    undecided = inconclusive(r for r in rows if _number(r.get("margin_sigma")))
+    undecided = inconclusive(rows)
     if undecided:
-        lines += ["", f"Inconclusive (within {DECISION_SIGMAS:g} noise SDs of a bound): {', '.join(undecided)}"]
+        lines += ["", f"Inconclusive (within {DECISION_SIGMAS:g} noise SDs of a bound, or a bound inside the value's "
+                      f"interval): {', '.join(undecided)}"]
     return "\n".join(lines) + "\n"
 
 

@@ -21,9 +21,9 @@ A declaration that lacks a tolerance, a kind or an expectation source, or expect
 ``holds``/``refuted``, raises :class:`ClaimDeclarationError` at import time, which pytest shows as a
 collection error naming the claim.
 
-A stochastic measurement passes its standard deviation to ``verify(..., noise=sd)``; the verdict is
-then :data:`INCONCLUSIVE` when a tolerance bound lies within :data:`DECISION_SIGMAS` SDs of the value
-(see :meth:`Tolerance.margin`).
+A stochastic measurement passes its standard deviation to ``verify(..., noise=sd)`` (or a share its exact
+interval, ``interval=``); the verdict is then :data:`INCONCLUSIVE` when a tolerance bound lies within
+:data:`DECISION_SIGMAS` SDs of the value (see :meth:`Tolerance.margin`), or inside the interval.
 """
 
 from __future__ import annotations

@@ -131,6 +131,8 @@ def _measured(r: dict) -> str:
         text += f" (Δ {show(r['max_abs_diff'], 2)})"
     if r.get("noise_sd") is not None:
         text += f" ± {show(r['noise_sd'], 2)}"
+    elif r.get("interval"):
+        text += f" [{show(r['interval'][0], 2)}, {show(r['interval'][1], 2)}]"
     return _cell(text)
 
 

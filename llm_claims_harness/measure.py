@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 from llm_claims_harness import report
-from llm_claims_harness.declare import DECISION_SIGMAS, INCONCLUSIVE, Claim, ClaimDeclarationError
+from llm_claims_harness.declare import (DECISION_SIGMAS, INCONCLUSIVE, Claim, ClaimDeclarationError,
+                                        Tolerance)
 from llm_claims_harness.row import Row
 
 ROW = pytest.StashKey[Row]()
+DECISION_LEVEL = math.erf(DECISION_SIGMAS / math.sqrt(2))  # 0.9973: the level of a value judged by its interval
 _FIGURE = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[\w./-]+$")  # a relative path inside the report directory
 
 
@@ -127,19 +129,24 @@ def topic_of(item: pytest.Item) -> str:
 def verify(request: pytest.FixtureRequest):
     """Judge a measurement against the test's declared claim.
 
-    ``verify(measured, reference=None, details=None, noise=None, figures=())``: ``measured`` is a number, a bool,
+    ``verify(measured, reference=None, details=None, noise=None, interval=None, figures=())``: ``measured`` is a
+    number, a bool,
     a string or a nested list of them; ``reference`` is what a ``close`` tolerance compares against
     (default: the post's value); ``details`` is a dict of further measured values shown in the report;
     ``noise`` is the standard deviation of a stochastic ``measured`` (one number, its unit), from which
     the row's ``margin_sigma`` (signed distance to the nearest bound in SDs, positive on the holding
     side) is computed: within ``DECISION_SIGMAS`` of a bound the verdict is ``inconclusive``, which
-    passes with a :class:`ClaimInconclusiveWarning` (fails under ``--claims-strict``); ``figures`` are the
+    passes with a :class:`ClaimInconclusiveWarning` (fails under ``--claims-strict``); ``interval`` is instead
+    the ``(low, high)`` interval of ``measured`` at :data:`DECISION_LEVEL` (a share:
+    an exact binomial interval, which a symmetric SD would misstate near 0 or 1), and the verdict is
+    ``inconclusive`` when a bound lies inside it; ``figures`` are the
     row's figures, paths relative to the report directory (``figures/<name>``, as :func:`figure` returns them),
     which the report links from the row. Fails the test when a decided verdict differs from the declared ``expect``; returns the verdict.
 
     Raises:
         ClaimError: the test is not a declared claim, ``verify`` is called twice, the value does not
-            fit the tolerance (e.g. a list given to ``at_most``), ``noise`` is not a positive number, or a
+            fit the tolerance (e.g. a list given to ``at_most``), ``noise`` is not a positive number, an
+            ``interval`` is given with ``noise``, to a ``close`` tolerance or without ``measured`` inside it, or a
             figure path is not relative to the report directory.
     """
     item = request.node
@@ -149,7 +156,8 @@ def verify(request: pytest.FixtureRequest):
     fields = spec.resolve(case_id(item))
 
     def _verify(measured: Any, *, reference: Any = None, details: dict | None = None,
-                noise: float | None = None, figures: list[str] | tuple[str, ...] = ()) -> str:
+                noise: float | None = None, interval: tuple[float, float] | None = None,
+                figures: list[str] | tuple[str, ...] = ()) -> str:
         __tracebackhide__ = True  # a misuse is reported in one line, at the test's own call
         if ROW in item.stash:
             raise ClaimError(f"claim {fields['id']!r}: verify() called twice; one test, one measurement")
@@ -168,21 +176,27 @@ def verify(request: pytest.FixtureRequest):
                 if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise > 0:
                     raise ValueError(f"noise must be a positive standard deviation, got {noise!r}")
                 margin_sigma = tolerance.margin(measured, ref) / noise
+            undecided = interval is not None and not _interval_decides(tolerance, measured, interval, noise)
         except ValueError as exc:
             raise ClaimError(f"claim {fields['id']!r}: {exc}") from None
         verdict = "holds" if holds else "refuted"
         if margin_sigma is not None and math.isfinite(margin_sigma) and abs(margin_sigma) < DECISION_SIGMAS:
             verdict = INCONCLUSIVE
+        verdict = INCONCLUSIVE if undecided else verdict
         why = ""
-        if verdict == INCONCLUSIVE:
+        if verdict == INCONCLUSIVE and interval is not None:
+            why = (f"measured {report.show(measured)}, {100 * DECISION_LEVEL:.2f} % interval "
+                   f"[{report.show(interval[0])}, {report.show(interval[1])}], contains a bound of {tolerance.describe()}")
+        elif verdict == INCONCLUSIVE:
             why = (f"measured {report.show(measured)} ± {report.show(noise)} (1 SD) lies {margin_sigma:+.2f} SD from "
                    f"a bound of {tolerance.describe()}; decided only beyond ±{DECISION_SIGMAS:g} SD")
         item.stash[ROW] = Row.measured_row(fields, item.nodeid, topic=topic_of(item), verdict=verdict,
                                            measured=measured, reference=ref, gap=gap, details=details or {},
-                                           noise=noise, margin_sigma=margin_sigma, reason=why, figures=list(figures))
+                                           noise=noise, margin_sigma=margin_sigma, reason=why, figures=list(figures),
+                                           interval=interval)
         if verdict == INCONCLUSIVE:
-            message = (f"claim {fields['id']!r} is inconclusive: {why} (more seeds, --claims-seeds N, or a larger "
-                       "evaluation set narrow the noise)")
+            message = (f"claim {fields['id']!r} is inconclusive: {why} (README, 'Three verdicts': what decides each "
+                       "kind of row)")
             if request.config.getoption("claims_strict"):
                 pytest.fail(message + " [--claims-strict]", pytrace=False)
             warnings.warn(ClaimInconclusiveWarning(message), stacklevel=2)
@@ -197,4 +211,38 @@ def verify(request: pytest.FixtureRequest):
             )
         return verdict
 
+    _verify.decides = lambda low, high: decides(fields["tolerance"], low, high)  # asked before measuring
     return _verify
+
+
+def decides(tolerance: Tolerance, low: float, high: float) -> bool:
+    """Whether every value of ``[low, high]`` gets the same verdict from the tolerance's bound (``at_most`` /
+    ``at_least``), i.e. the bound lies outside it. A claim test asks it as ``verify.decides(low, high)``, e.g.
+    whether its n items could decide even at 0 % or 100 %. Unit: the measured value's.
+
+    Raises:
+        ValueError: a ``close`` tolerance (an interval is judged against a bound), or ``low > high``.
+    """
+    if tolerance.kind == "close":
+        raise ValueError("an interval is judged against a bound (at_most / at_least), not a 'close' tolerance")
+    if low > high:
+        raise ValueError(f"interval [{low}, {high}] has its low end above its high end")
+    return tolerance.judge(low)[0] == tolerance.judge(high)[0]
+
+
+def _interval_decides(tolerance: Tolerance, measured: Any, interval: Any, noise: Any) -> bool:
+    """Whether ``interval`` (``(low, high)`` around ``measured``) lies wholly on one side of the tolerance's bound.
+
+    Raises:
+        ValueError: ``noise`` given too, not two numbers, ``measured`` outside the interval, or as :func:`decides`.
+    """
+    if noise is not None:
+        raise ValueError("give a value's noise as an SD (noise=) or as an interval (interval=), not both")
+    if (not isinstance(interval, (tuple, list)) or len(interval) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in interval)):
+        raise ValueError(f"interval must be (low, high), two numbers; got {interval!r}")
+    if interval[0] > interval[1]:
+        raise ValueError(f"interval [{interval[0]}, {interval[1]}] has its low end above its high end")
+    if not interval[0] <= measured <= interval[1]:
+        raise ValueError(f"interval [{interval[0]}, {interval[1]}] does not contain the measured value {measured}")
+    return decides(tolerance, *interval)

@@ -120,8 +120,9 @@ class RunState:
             terminalreporter.write_line("  " + line)
         inconclusive = report.inconclusive(self.rows.values())
         if inconclusive:
-            terminalreporter.write_line("inconclusive (value within its noise of a bound; --claims-seeds N narrows "
-                                        "it): " + ", ".join(inconclusive), yellow=True)
+            terminalreporter.write_line("inconclusive (value within its noise of a bound, or a bound inside its "
+                                        "interval; README 'Three verdicts' says what decides each kind of row): "
+                                        + ", ".join(inconclusive), yellow=True)
         if unexpected:
             terminalreporter.write_line("not as expected: " + ", ".join(unexpected), red=True)
         if self.warning:

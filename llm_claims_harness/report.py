@@ -80,6 +80,14 @@ def summary_lines(rows: Iterable[dict]) -> list[str]:
 
 
 def inconclusive(rows: Iterable[dict]) -> list[str]:
-    """``id (margin +1.2 SD)`` for every inconclusive row, by id."""
-    return [f"{r['id']} ({r['margin_sigma']:+.1f} SD)" for r in sorted(rows, key=lambda r: r["id"])
+    """``id (+1.2 SD)`` for every inconclusive row, by id (``id (interval [low, high])`` for a row judged by its
+    interval)."""
+    return [f"{r['id']} ({_undecided_by(r)})" for r in sorted(rows, key=lambda r: r["id"])
             if r["verdict"] == "inconclusive"]
+
+
+def _undecided_by(row: dict) -> str:
+    if isinstance(row.get("margin_sigma"), (int, float)):
+        return f"{row['margin_sigma']:+.1f} SD"
+    low, high = row.get("interval") or ("?", "?")
+    return f"interval [{show(low, 3)}, {show(high, 3)}]"

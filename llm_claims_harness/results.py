@@ -18,7 +18,8 @@ Schema ``llm-claims-results``, version 2 (a file without ``schema`` is version 1
   ``source`` (post and section), ``statement``, ``post_value``, ``unit``, ``measured``, ``reference``
   (what a ``close`` tolerance compared against), ``max_abs_diff``, ``details`` (further measured values),
   ``noise_sd`` (SD of a stochastic value, else ``null``), ``margin_sigma`` (signed distance to the nearest
-  bound in SDs, positive on the holding side), ``tolerance`` (short text, e.g. ``|Δ| ≤ 5e-05``),
+  bound in SDs, positive on the holding side), ``interval`` (``[low, high]`` at the 99.73 % level for a value
+  judged by its interval, a share's exact binomial interval; else ``null``), ``tolerance`` (short text, e.g. ``|Δ| ≤ 5e-05``),
   ``tolerance_reason``, ``verdict``, ``expected_verdict``, ``expect_source``, ``reason`` (skip, error or
   inconclusive explanation), ``version``, ``version_note``, ``deviation``, ``duration_s``, ``device``,
   ``as_expected`` (``null`` when undecided or skipped), ``figures`` (paths relative to the report

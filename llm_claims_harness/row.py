@@ -39,8 +39,9 @@ class Row:
     ``topic`` (its test module's docstring title), ``nodeid``, ``source``, ``statement``, ``post_value``,
     ``unit``, ``tolerance`` (its short text) with ``tolerance_reason``, ``expected_verdict`` with
     ``expect_source``, ``version`` with ``version_note``, ``deviation``. Measurement: ``measured``,
-    ``reference``, ``max_abs_diff``, ``details``, ``noise_sd``, ``margin_sigma``, ``verdict``, ``reason``.
-    Run: ``duration_s``, ``device``, ``as_expected``, ``figures`` (paths relative to the report directory)."""
+    ``reference``, ``max_abs_diff``, ``details``, ``noise_sd``, ``margin_sigma``, ``verdict``, ``reason``,
+    ``interval``. Run: ``duration_s``, ``device``, ``as_expected``, ``figures`` (paths relative to the report
+    directory)."""
 
     id: str
     claim_id: str
@@ -72,15 +73,17 @@ class Row:
     device: str = dataclasses.field(default="cpu")
     as_expected: bool | None = dataclasses.field(default=None)
     figures: list[str] = dataclasses.field(default_factory=list)
+    interval: list[float] | None = dataclasses.field(default=None)  # [low, high] at DECISION_LEVEL, when judged by one
 
     @classmethod
     def measured_row(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, measured: Any = None,
                      reference: Any = None, gap: float | None = None, details: dict | None = None,
                      reason: str = "", noise: float | None = None, margin_sigma: float | None = None,
-                     figures: list[str] | None = None) -> Row:
+                     figures: list[str] | None = None, interval: tuple[float, float] | None = None) -> Row:
         """A row from a claim's resolved fields (:meth:`~llm_claims_harness.declare.Claim.resolve`) and
         what the run found, every value a plain JSON type. ``noise``: the measured value's SD (``None``
-        for exact rows); ``margin_sigma``: its signed distance to the nearest bound in SDs."""
+        for exact rows); ``margin_sigma``: its signed distance to the nearest bound in SDs; ``interval``: the
+        value's interval at :data:`~llm_claims_harness.measure.DECISION_LEVEL` when it is judged by one."""
         tol: Tolerance = fields["tolerance"]
         return cls(
             id=fields["id"], claim_id=fields["claim_id"], case=fields["case"], kind=fields["kind"], topic=topic,
@@ -91,7 +94,7 @@ class Row:
             tolerance=tol.describe(), tolerance_reason=tol.reason, verdict=verdict,
             expected_verdict=fields["expected_verdict"], expect_source=fields["expect_source"], reason=reason,
             version=fields["version"], version_note=fields["version_note"], deviation=fields["deviation"],
-            figures=list(figures or []))
+            figures=list(figures or []), interval=None if interval is None else jsonable(list(interval)))
 
     @classmethod
     def unmeasured(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, reason: str) -> Row:

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import torch
 
-from llm_claims_lab.stats import binomial_sd
+from llm_claims_lab.stats import proportion_interval
 
 
 class NotOneToken(ValueError):
@@ -187,14 +187,14 @@ def random_pair_cosines(table: torch.Tensor, vocab: Vocabulary, c: str, d: str, 
     return cosine(table[i].double() - table[j].double(), reference)  # [N]
 
 
-def share_at_least(chance: torch.Tensor, value: float) -> tuple[float, float]:
-    """``(share, sd)``: the share of the ``N`` chance cosines ``chance`` ([N], from
-    :func:`random_pair_cosines`) that are ≥ ``value``, and its :func:`~llm_claims_lab.stats.binomial_sd`.
-    Unit: fraction of random pairs.
+def share_at_least(chance: torch.Tensor, value: float, *, level: float) -> tuple[float, tuple[float, float]]:
+    """``(share, (low, high))``: the share of the ``N`` chance cosines ``chance`` ([N], from
+    :func:`random_pair_cosines`) that are ≥ ``value``, and its exact interval at ``level``
+    (:func:`~llm_claims_lab.stats.proportion_interval`). Unit: fraction of random pairs.
     """
     n = chance.numel()
     hits = int((chance >= value).sum())
-    return hits / n, binomial_sd(hits, n)
+    return hits / n, proportion_interval(hits, n, level=level)
 
 
 def listing(neighbours: Sequence[tuple[str, float]]) -> str:

@@ -1,4 +1,4 @@
-"""The noise of measured values: standard errors, t-intervals, noise components over seeds, the SD of a share,
+"""The noise of measured values: standard errors, t-intervals, noise components over seeds, the exact interval of a share,
 and the bootstrap. One place for each formula, so that every claim and calibration script computes it alike.
 
 The order of the arithmetic in each function is part of its contract: results committed in ``reports/`` and
@@ -59,13 +59,20 @@ def noise_components(values: Sequence[float], eval_se: Sequence[float] | None) -
     return out
 
 
-def binomial_sd(hits: int, n: int) -> float:
-    """Standard deviation of a share of ``hits`` in ``n`` draws: ``sqrt(p(1 − p)/ñ)`` with the Agresti–Coull
-    estimate ``p = (hits + z²/2)/ñ``, ``ñ = n + z²``, z = 1.96, which is not 0 when ``hits`` is 0 or ``n``.
-    Unit: fraction (multiply by 100 for pp)."""
-    z2 = 1.96 ** 2
-    p = (hits + z2 / 2) / (n + z2)
-    return math.sqrt(p * (1 - p) / (n + z2))
+def proportion_interval(hits: int, n: int, *, level: float) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a share of ``hits`` in ``n`` draws at confidence ``level``
+    (``scipy.stats.binomtest``): it contains ``hits / n`` and never leaves [0, 1], where a symmetric SD about the
+    share (or the Agresti–Coull SD, centred elsewhere) misstates it near 0 and 1. Unit: fraction.
+
+    Raises:
+        ValueError: ``n < 1`` or ``hits`` outside ``[0, n]``.
+    """
+    from scipy import stats as scipy_stats  # imported on use: it costs a second at every process start
+
+    if n < 1 or not 0 <= hits <= n:
+        raise ValueError(f"a share needs 0 ≤ hits ≤ n and n ≥ 1, got {hits} of {n}")
+    ci = scipy_stats.binomtest(hits, n).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
 
 
 def bootstrap(samples: Sequence[Any], statistic: Callable[..., float], *, seed: int, paired: bool = True,

@@ -60,14 +60,18 @@ def test_random_pairs_are_distinct_rows_and_seeded() -> None:
     assert torch.equal(first, draw())
 
 
-def test_share_of_random_pairs_and_its_binomial_sd() -> None:
+def test_share_of_random_pairs_and_its_exact_interval() -> None:
     chance = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64)  # [N]
-    share, sd = share_at_least(chance, 0.2)  # 0.2 itself counts: 3 of 4
-    z2 = 1.96**2
-    p = (3 + z2 / 2) / (4 + z2)  # Agresti–Coull
-    assert share == 0.75 and sd == pytest.approx(math.sqrt(p * (1 - p) / (4 + z2)))
-    none, sd_none = share_at_least(chance, 0.5)  # no draw as aligned: the SD is still positive
-    assert none == 0.0 and sd_none == pytest.approx(math.sqrt(z2 / 2 * (4 + z2 / 2)) / (4 + z2) ** 1.5)
+    level = 0.9973
+    tail = (1 - level) / 2
+    share, (low, high) = share_at_least(chance, 0.2, level=level)  # 0.2 itself counts: 3 of 4
+    assert share == 0.75 and low < share < high < 1
+    none, interval = share_at_least(chance, 0.5, level=level)  # no draw as aligned
+    # Clopper–Pearson at 0 of n: [0, 1 − tail^(1/n)], centred on nothing but the share's own side (the Agresti–Coull
+    # SD it replaces was centred at (0 + 1.92)/(4 + 3.84) = 0.245)
+    assert none == 0.0 and interval == pytest.approx((0.0, 1 - tail ** (1 / 4)))
+    every, interval = share_at_least(chance, 0.0, level=level)
+    assert every == 1.0 and interval == pytest.approx((tail ** (1 / 4), 1.0))
 
 
 def test_unknown_word_is_a_clear_error(toy: WordList) -> None:

@@ -88,3 +88,62 @@ def test_scalars(verify):
     pytester.runpytest("-n", "2").assert_outcomes(passed=1)
     row = _rows(pytester)["toy.scalars"]
     assert (row["measured"], row["noise_sd"], row["details"]) == (1.5, 0.1, {"t": 2.0, "n": 3})
+
+
+SHARE = '''
+import pytest
+from llm_claims_harness.declare import at_most, claim, close
+@claim(id="toy.share", source="test", kind="post", expect_source="the post", statement="a share ≤ 10 %",
+       tolerance=at_most(0.10, "an effect size"))
+def test_share(verify):
+    if not verify.decides(*{extreme}):
+        pytest.skip("too few items to decide")
+    verify({value}, interval={interval})
+
+@claim(id="toy.close_share", source="test", kind="post", expect_source="the post", statement="x is 1/2",
+       post_value=0.5, tolerance=close("an effect size", atol=0.1))
+def test_close_share(verify):
+    verify(0.5, interval=(0.4, 0.6))
+'''
+
+
+@pytest.mark.parametrize(("value", "interval", "verdict"), [
+    (0.02, (0.0, 0.08), "holds"),  # wholly below the bound
+    (0.02, (0.0, 0.30), "inconclusive"),  # the bound inside the interval: a symmetric ± 3 SD would have decided it
+    (0.50, (0.20, 0.80), "refuted"),
+])
+def test_a_share_is_decided_by_its_interval(pytester: pytest.Pytester, value, interval, verdict) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_share=SHARE.format(extreme=(0.0, 0.05), value=value, interval=interval))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1 if verdict != "refuted" else 0, failed=2 if verdict == "refuted" else 1)
+    rows = _rows(pytester)
+    row = rows["toy.share"]
+    assert (row["verdict"], row["interval"], row["noise_sd"], row["margin_sigma"]) == (verdict, list(interval),
+                                                                                      None, None)
+    if verdict == "inconclusive":
+        assert "contains a bound of ≤ 0.1" in row["reason"]
+        assert f"toy.share (interval [{interval[0]:g}, {interval[1]:g}])" in \
+            (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    # an interval is judged against a bound only
+    assert rows["toy.close_share"]["verdict"] == "error" and "not a 'close' tolerance" in rows["toy.close_share"]["reason"]
+
+
+@pytest.mark.parametrize(("interval", "message"), [
+    ("(0.05, 0.08)", "does not contain the measured value"),  # an interval centred elsewhere (Agresti–Coull's)
+    ("(0.08, 0.0)", "low end above its high end"),
+    ("0.05", "must be (low, high)"),
+])
+def test_a_bad_interval_is_an_error_row(pytester: pytest.Pytester, interval: str, message: str) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_share=SHARE.format(extreme=(0.0, 0.05), value=0.0, interval=interval))
+    pytester.runpytest().assert_outcomes(failed=2)
+    row = _rows(pytester)["toy.share"]
+    assert row["verdict"] == "error" and message in row["reason"]
+
+
+def test_too_few_items_to_decide_skip_before_measuring(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_share=SHARE.format(extreme=(0.0, 0.5), value=0.0, interval=(0.0, 0.5)))
+    pytester.runpytest().assert_outcomes(skipped=1, failed=1)
+    assert _rows(pytester)["toy.share"]["verdict"] == "skipped"
