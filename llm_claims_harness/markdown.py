@@ -44,7 +44,7 @@ INTRO = ("The claims two posts make about LLM internals, measured and judged wit
          "In full: declarations [CATALOGUE.md](CATALOGUE.md), values [results.json](results.json) "
          "([SCHEMA.md](SCHEMA.md)). Post A: \"LLM from the Scratch in DGX Spark — (8) 위치 Embedding에 대해서 "
          "알아보자\" (2026-07-12); post B: an untitled explainer of sinusoidal positional encoding.")
-LEGEND = (f"✅ holds · ❌ refuted · ❔ inconclusive (a bound within {DECISION_SIGMAS:g} noise SDs) · ⏭ skipped (S: "
+LEGEND = (f"✅ holds · ❌ refuted · ❔ inconclusive (a bound within {DECISION_SIGMAS:g} noise SDs, or inside a share's interval) · ⏭ skipped (S: "
           "reason below the table) · 💥 error · ⚠ not the declared expectation · ↺ carried from an earlier run. "
           "Controls hold or are refuted as designed unless ⚠. §: where in the posts; v: the claim's version.")
 
@@ -107,7 +107,8 @@ def _counts(data: dict) -> list[str]:
     lines += [f"- {line}" for line in summary_lines(claims)] + [""]
     undecided = inconclusive(claims)
     if undecided:
-        lines += _wrap(f"Inconclusive (within {DECISION_SIGMAS:g} noise SDs of a bound): {', '.join(undecided)}")
+        lines += _wrap(f"Inconclusive (within {DECISION_SIGMAS:g} noise SDs of a bound, or a bound inside the interval): "
+                          f"{', '.join(undecided)}")
         lines.append("")
     if data.get("carried_over"):
         stamps = Counter((str((r.get("measured_at") or {}).get("git_commit")), str((r.get("measured_at") or {})

@@ -63,6 +63,19 @@ class Word2VecLab:
         """
         return [self._model(kind, seed) for seed in self.seeds]
 
+    def untrained_tables(self, count: int) -> list[torch.Tensor]:
+        """The untrained centre tables ``[V, D]`` of ``count`` seeds from the run's first (each drawn as post A
+        draws the trained model's initial table; not kept): the null distribution of a measure on a table that
+        learned nothing, for the controls.
+
+        Raises:
+            ValueError: ``count`` < 1.
+        """
+        if count < 1:
+            raise ValueError(f"count must be ≥ 1, got {count}")
+        return [self._load("untrained", dataclasses.replace(self.config, seed=self.seeds[0] + i)).w_in
+                for i in range(count)]
+
     def _model(self, kind: str, seed: int) -> Trained:
         if (kind, seed) not in self._models:
             self._models[kind, seed] = self._load(kind, dataclasses.replace(self.config, seed=seed))
