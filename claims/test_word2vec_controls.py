@@ -67,10 +67,10 @@ def ws353_null(word2vec, ws353) -> list[float]:
 def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
     vocab = vocabulary(word2vec)
     trained_cos, human, _ = ws353_score(word2vec.model("trained").w_in, vocab, ws353)
-    null = ws353_null
-    null_mean, null_se = statistics.fmean(null), statistics.stdev(null) / math.sqrt(len(null))
+    null_mean, null_sd = statistics.fmean(ws353_null), statistics.stdev(ws353_null)
+    null_se = null_sd / math.sqrt(len(ws353_null))
     details = {"pairs": len(human), f"untrained ρ over {NULL_TABLES} tables: mean, SD, min, max":
-               [round(v, 4) for v in (null_mean, statistics.stdev(null), min(null), max(null))]}
+               [round(v, 4) for v in (null_mean, null_sd, min(ws353_null), max(ws353_null))]}
     if case == "untrained_null":
         verify(null_mean, reference=0.0, noise=null_se, details=details)
         return

@@ -130,8 +130,7 @@ def verify(request: pytest.FixtureRequest):
     """Judge a measurement against the test's declared claim.
 
     ``verify(measured, reference=None, details=None, noise=None, interval=None, figures=())``: ``measured`` is a
-    number, a bool,
-    a string or a nested list of them; ``reference`` is what a ``close`` tolerance compares against
+    number, a bool, a string or a nested list of them; ``reference`` is what a ``close`` tolerance compares against
     (default: the post's value); ``details`` is a dict of further measured values shown in the report;
     ``noise`` is the standard deviation of a stochastic ``measured`` (one number, its unit), from which
     the row's ``margin_sigma`` (signed distance to the nearest bound in SDs, positive on the holding
@@ -241,8 +240,7 @@ def _interval_decides(tolerance: Tolerance, measured: Any, interval: Any, noise:
     if (not isinstance(interval, (tuple, list)) or len(interval) != 2
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in interval)):
         raise ValueError(f"interval must be (low, high), two numbers; got {interval!r}")
-    if interval[0] > interval[1]:
-        raise ValueError(f"interval [{interval[0]}, {interval[1]}] has its low end above its high end")
+    decided = decides(tolerance, *interval)
     if not interval[0] <= measured <= interval[1]:
         raise ValueError(f"interval [{interval[0]}, {interval[1]}] does not contain the measured value {measured}")
-    return decides(tolerance, *interval)
+    return decided
