@@ -2,7 +2,8 @@
 
 ``pytest --claims-catalogue`` collects the suite and writes ``reports/CATALOGUE.md`` (or the path given):
 per row id its kind, the post and section it comes from, the statement, the post's value, the tolerance
-with its reason, the expected verdict with its source, and the claim version. The committed file is
+with its reason, the expected verdict with its source (and, when it was revised after measuring, the
+pre-registered one with the evidence), and the claim version. The committed file is
 checked against the declarations by ``tests/test_catalogue.py``.
 """
 
@@ -32,12 +33,15 @@ def markdown(rows: Iterable[dict]) -> str:
         lines += [f"## `{file}`", "", "| id | kind | source | statement | post | tolerance | expected | v |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in rs:
-            tol = r["tolerance"]
+            tol, rev = r["tolerance"], r.get("revision")
+            revised = (f" (revised after measuring, pre-registered {r['preregistered_expect']}: "
+                       f"{_cell(r['preregistered_source'])}; why: {_cell(rev['why'])}; evidence: "
+                       f"{_cell(rev['evidence'])}, code {rev['code'][:12]})" if rev else "")
             post = show(r["post_value"]) + (f" {r['unit']}" if r["unit"] and r["post_value"] is not None else "")
             lines.append(
                 f"| `{r['id']}` | {r['kind']} | {_cell(r['source'])} | {_cell(r['statement'])} | {_cell(post)} "
                 f"| {_cell(tol.describe())}: {_cell(tol.reason)} | {r['expected_verdict']}: "
-                f"{_cell(r['expect_source'])} | {r['version']} |")
+                f"{_cell(r['expect_source'])}{revised} | {r['version']} |")
         lines.append("")
     return "\n".join(lines)
 

@@ -29,14 +29,19 @@ interval, ``interval=``); the verdict is then :data:`INCONCLUSIVE` when a tolera
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
+from llm_claims_harness.tolerance import Tolerance, at_least, at_most, close, exact, flatten
+
+__all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "VERDICTS", "Case", "Claim", "ClaimDeclarationError",
+           "Revision", "Tolerance", "at_least", "at_most", "claim", "close", "exact", "flatten"]
+
 VERDICTS = ("holds", "refuted")  # what a claim may expect
+NO_PREDICTION = "none"  # a Revision's pre-registered verdict when nothing was predicted: a regression check
 INCONCLUSIVE = "inconclusive"  # a stochastic value within DECISION_SIGMAS noise SDs of a bound
 KINDS = ("post", "beyond", "control")  # the post's own claim; beyond the post (cite a paper); a control
 # A value is decided only when every bound lies outside value ± 3 SD (a 99.7 % interval for normal noise;
@@ -50,114 +55,25 @@ class ClaimDeclarationError(ValueError):
 
 
 @dataclasses.dataclass(frozen=True)
-class Tolerance:
-    """How a measured value is judged. Build one with :func:`exact`, :func:`close`, :func:`at_most`
-    or :func:`at_least`; ``reason`` says where the number comes from (float precision, the post's
-    rounding, or a calibration kept in the repo)."""
+class Revision:
+    """An expectation changed after measuring: the verdict registered before any measurement (``preregistered``,
+    one of :data:`VERDICTS`, from ``source``), and ``why`` it changed, on what committed ``evidence`` (a file of
+    the repository and the part of it: seeds disjoint from the run's, never the values the row judges), measured
+    under which ``code`` (the training code's digest the evidence records). The report marks such a row and
+    counts it apart: it is a finding of the suite, not a prediction that held. A difference within
+    :data:`DECISION_SIGMAS` SDs is no finding, so no revision. ``preregistered`` = :data:`NO_PREDICTION` marks a
+    regression check: nothing predicted the value, the expectation pins what a fixed input gave (a fixed file's
+    value is the same every run, so its evidence is the value itself, and the row says so)."""
 
-    kind: str  # "close" | "at_most" | "at_least"
-    reason: str
-    atol: float = 0.0  # close: |measured - reference| <= atol + rtol * |reference|, element-wise
-    rtol: float = 0.0
-    bound: float | None = None  # at_most / at_least
-    strict: bool = False  # at_most / at_least: < / > instead of <= / >=
+    preregistered: str
+    source: str
+    why: str
+    evidence: str
+    code: str
 
-    def describe(self) -> str:
-        """Short human form for the report, e.g. ``|Δ| ≤ 5e-05`` or ``> 0``."""
-        if self.kind == "close":
-            if self.atol == 0 and self.rtol == 0:
-                return "exact"
-            parts = [f"{self.atol:.3g}"] if self.atol else []
-            parts += [f"{self.rtol:.3g}·|ref|"] if self.rtol else []
-            return "|Δ| ≤ " + " + ".join(parts)
-        op = {("at_most", False): "≤", ("at_most", True): "<",
-              ("at_least", False): "≥", ("at_least", True): ">"}[(self.kind, self.strict)]
-        return f"{op} {self.bound:.4g}"
-
-    def margin(self, measured: float, reference: float | None = None) -> float:
-        """Signed distance from ``measured`` (one number) to the nearest bound, positive on the side where
-        the claim holds: ``bound − measured`` (at_most), ``measured − bound`` (at_least),
-        ``atol + rtol·|ref| − |measured − ref|`` (close). Unit: the measured value's.
-
-        Raises:
-            ValueError: ``measured`` or ``reference`` is not one number.
-        """
-        numbers = (measured,) if self.kind != "close" else (measured, reference)
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
-            raise ValueError(f"a noise-aware '{self.kind}' judgement needs one number (and a numeric reference)")
-        if self.kind == "at_most":
-            return self.bound - measured
-        if self.kind == "at_least":
-            return measured - self.bound
-        return self.atol + self.rtol * abs(reference) - abs(measured - reference)
-
-    def judge(self, measured: Any, reference: Any = None) -> tuple[bool, float | None]:
-        """Return ``(holds, gap)`` where ``gap`` is the largest |measured − reference| for ``close``
-        (``None`` for non-numeric equality and for bounds).
-
-        Raises:
-            ValueError: ``close`` without a reference, shapes that differ, or a bound given a non-number.
-        """
-        if self.kind == "close":
-            if reference is None:
-                raise ValueError("a 'close' tolerance needs a reference value (the post's, or one computed)")
-            return _close(measured, reference, self.atol, self.rtol)
-        if not isinstance(measured, (int, float)) or isinstance(measured, bool):
-            raise ValueError(f"a '{self.kind}' tolerance needs one number, got {type(measured).__name__}")
-        if math.isnan(measured):
-            return False, None
-        if self.kind == "at_most":
-            return (measured < self.bound if self.strict else measured <= self.bound), None
-        return (measured > self.bound if self.strict else measured >= self.bound), None
-
-
-def flatten(value: Any) -> list:
-    """The leaves of a nested list or tuple, in order (a non-list is its own single leaf)."""
-    if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in flatten(item)]
-    return [value]
-
-
-def _shape(value: Any) -> tuple:
-    if isinstance(value, (list, tuple)):
-        return (len(value),) + (_shape(value[0]) if value else ())
-    return ()
-
-
-def _close(measured: Any, reference: Any, atol: float, rtol: float) -> tuple[bool, float | None]:
-    if _shape(measured) != _shape(reference):
-        raise ValueError(f"measured shape {_shape(measured)} differs from reference shape {_shape(reference)}")
-    gap, ok = 0.0, True
-    numeric = True
-    for m, r in zip(flatten(measured), flatten(reference)):
-        if isinstance(m, (int, float)) and isinstance(r, (int, float)) and not isinstance(r, bool):
-            d = abs(float(m) - float(r))
-            gap = max(gap, d) if not math.isnan(d) else math.inf
-            ok = ok and d <= atol + rtol * abs(float(r))
-        else:
-            numeric = False
-            ok = ok and m == r
-    return ok, (gap if numeric else None)
-
-
-def exact(reason: str) -> Tolerance:
-    """Measured must equal the reference exactly (numbers, booleans, strings, nested lists)."""
-    return Tolerance("close", reason)
-
-
-def close(reason: str, *, atol: float = 0.0, rtol: float = 0.0) -> Tolerance:
-    """Element-wise ``|measured − reference| ≤ atol + rtol·|reference|``."""
-    return Tolerance("close", reason, atol=atol, rtol=rtol)
-
-
-def at_most(bound: float, reason: str, *, strict: bool = False) -> Tolerance:
-    """Measured number ≤ ``bound`` (``<`` with ``strict``)."""
-    return Tolerance("at_most", reason, bound=bound, strict=strict)
-
-
-def at_least(bound: float, reason: str, *, strict: bool = False) -> Tolerance:
-    """Measured number ≥ ``bound`` (``>`` with ``strict``)."""
-    return Tolerance("at_least", reason, bound=bound, strict=strict)
+    def ledger(self) -> dict[str, str]:
+        """The ``revision`` entry of a report row: why, evidence and code digest."""
+        return {"why": self.why, "evidence": self.evidence, "code": self.code}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,6 +90,7 @@ class Case:
     expect: str | None = None
     kind: str | None = None
     expect_source: str | None = None
+    revised: Revision | None = None
     params: Mapping[str, Any] | None = None  # the test's arguments for this case (see :func:`claim`)
 
 
@@ -188,7 +105,8 @@ class Claim:
     reason), ``expect`` (``holds`` or ``refuted``), ``version`` (bump when the protocol, tolerance or
     expectation changes, so old reports are not compared with new ones) and ``version_note`` (why; required
     from version 2), ``cases`` (per sub-case overrides), ``deviation`` (how our protocol differs from the
-    post's, shown in the report).
+    post's, shown in the report), ``revised`` (a :class:`Revision` when ``expect`` is not the expectation
+    registered before measuring).
     """
 
     id: str
@@ -204,6 +122,7 @@ class Claim:
     cases: Mapping[str, Case] = dataclasses.field(default_factory=dict)
     deviation: str = ""
     version_note: str = ""
+    revised: Revision | None = None
 
     def __post_init__(self) -> None:
         __tracebackhide__ = True
@@ -225,6 +144,7 @@ class Claim:
                     f"{where}: expected verdict {case.expect!r} is unknown; use one of {VERDICTS}")
             if case.kind is not None and case.kind not in KINDS:
                 raise ClaimDeclarationError(f"{where}: kind {case.kind!r} is unknown; use one of {KINDS}")
+            _check_revision(where, case.revised, case.expect or self.expect)
         for field, what in (("kind", f"a kind, one of {KINDS}"),
                             ("expect_source", "an expect_source saying where the expected verdict comes from")):
             if not getattr(self, field) and (not self.cases or any(not getattr(c, field) for c in self.cases.values())):
@@ -250,6 +170,7 @@ class Claim:
                                         f"declared cases {sorted(self.cases)}")
         case = self.cases.get(case_id or "", Case())
         pick = lambda field: getattr(case, field) if getattr(case, field) is not None else getattr(self, field)  # noqa: E731
+        revised: Revision | None = pick("revised")
         return {
             "claim_id": self.id,
             "case": case_id,
@@ -262,10 +183,28 @@ class Claim:
             "expected_verdict": pick("expect"),
             "kind": pick("kind"),
             "expect_source": pick("expect_source"),
+            "preregistered_expect": revised.preregistered if revised else pick("expect"),
+            "preregistered_source": revised.source if revised else pick("expect_source"),
+            "revision": revised.ledger() if revised else None,
             "version": self.version,
             "version_note": self.version_note,
             "deviation": self.deviation,
         }
+
+
+def _check_revision(where: str, revised: Revision | None, expect: str) -> None:
+    __tracebackhide__ = True
+    if revised is None:
+        return
+    if not isinstance(revised, Revision):
+        raise ClaimDeclarationError(f"{where}: revised must be a Revision")
+    if revised.preregistered not in (*VERDICTS, NO_PREDICTION) or revised.preregistered == expect:
+        raise ClaimDeclarationError(f"{where}: a revision's pre-registered verdict must be one of "
+                                    f"{(*VERDICTS, NO_PREDICTION)} and differ from the declared expectation {expect!r}")
+    empty = [f.name for f in dataclasses.fields(revised) if not str(getattr(revised, f.name)).strip()]
+    if empty:
+        raise ClaimDeclarationError(f"{where}: a revision needs {', '.join(empty)} (where the pre-registered "
+                                    "expectation came from, why it changed, the committed evidence and its code digest)")
 
 
 def claim(**fields: Any) -> Callable:

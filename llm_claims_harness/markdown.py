@@ -13,17 +13,15 @@ longer than :data:`MAX_LINE` characters.
 
 from __future__ import annotations
 
-import re
-import textwrap
 from collections import Counter
-from typing import Any
 
 from llm_claims_harness import order
 from llm_claims_harness.declare import DECISION_SIGMAS
-from llm_claims_harness.report import MARK, inconclusive, show, summary_lines
+from llm_claims_harness.legend import Legend, skip_legend
+from llm_claims_harness.report import MARK, REVISED, inconclusive, revised, show, summary_lines
+from llm_claims_harness.text import cell, cut, slug, wrap
 
 MAX_LINE = 400  # no line of CLAIMS.md is longer
-WRAP = 300  # prose is wrapped at this width
 BUDGET = 39_900  # bytes: CLAIMS.md stays under 40 KB when the rows allow it
 CELL = 20  # table cells (the post's value, the measured value) are cut to this many characters
 # How much prose the details keep, from the fullest level to the leanest: characters per text, 0 = left out
@@ -45,36 +43,9 @@ INTRO = ("The claims two posts make about LLM internals, measured and judged wit
          "([SCHEMA.md](SCHEMA.md)). Post A: \"LLM from the Scratch in DGX Spark — (8) 위치 Embedding에 대해서 "
          "알아보자\" (2026-07-12); post B: an untitled explainer of sinusoidal positional encoding.")
 LEGEND = (f"✅ holds · ❌ refuted · ❔ inconclusive (a bound within {DECISION_SIGMAS:g} noise SDs, or inside a share's interval) · ⏭ skipped (S: "
-          "reason below the table) · 💥 error · ⚠ not the declared expectation · ↺ carried from an earlier run. "
+          "reason below the table) · 💥 error · ⚠ not the declared expectation · "
+          f"{REVISED} expectation revised after measuring · ↺ carried from an earlier run. "
           "Controls hold or are refuted as designed unless ⚠. §: where in the posts; v: the claim's version.")
-
-
-def cut(text: Any, limit: int) -> str:
-    """``text`` on one line, at most ``limit`` characters (an ellipsis marks a cut)."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _cell(text: Any, limit: int | None = None) -> str:
-    text = cut(text, limit) if limit else " ".join(str(text).split())
-    return text.replace("|", "\\|")
-
-
-def _wrap(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, WRAP, initial_indent=indent, subsequent_indent=" " * (len(indent) + 2),
-                         break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
-
-
-def slug(title: str, taken: set[str]) -> str:
-    """A short anchor for a topic title, from its first four words, so that it survives other topics coming and
-    going (numbered only if two titles share those words); unique among ``taken``."""
-    words = re.findall(r"[a-z0-9]+", title.lower())[:4] or ["topic"]
-    base = name = "-".join(words)
-    n = 2
-    while name in taken:
-        name, n = f"{base}-{n}", n + 1
-    taken.add(name)
-    return name
 
 
 def devices_line(env: dict, claims: list[dict]) -> str:
@@ -105,22 +76,27 @@ def _counts(data: dict) -> list[str]:
     lines = [f"**{len(claims)} rows** — " + (f"**not as expected: {', '.join(unexpected)}**" if unexpected
                                             else "every decided verdict as expected."), ""]
     lines += [f"- {line}" for line in summary_lines(claims)] + [""]
+    findings = revised(claims)
+    if findings:
+        lines += wrap(f"{REVISED} Expectations set after measuring (findings of the suite on committed evidence from "
+                      "seeds disjoint from the run's, and regression checks of fixed inputs: not predictions that held; "
+                      f"the pre-registered verdict, its source and the evidence: results.json): {', '.join(findings)}") + [""]
     undecided = inconclusive(claims)
     if undecided:
-        lines += _wrap(f"Inconclusive (within {DECISION_SIGMAS:g} noise SDs of a bound, or a bound inside the interval): "
+        lines += wrap(f"Inconclusive (within {DECISION_SIGMAS:g} noise SDs of a bound, or a bound inside the interval): "
                           f"{', '.join(undecided)}")
         lines.append("")
     if data.get("carried_over"):
         stamps = Counter((str((r.get("measured_at") or {}).get("git_commit")), str((r.get("measured_at") or {})
                           .get("date"))[:10]) for r in claims if r.get("carried"))
         at = ", ".join(f"`{commit}` {date} ({n} rows)" for (commit, date), n in stamps.most_common())
-        lines += _wrap(f"> Partial run: {data['measured_this_run']} rows measured now, {data['carried_over']} carried "
+        lines += wrap(f"> Partial run: {data['measured_this_run']} rows measured now, {data['carried_over']} carried "
                        f"over from earlier runs (marked ↺), measured at {at}") + [""]
     if data.get("not_carried"):
         gone = ", ".join(f"{n['id']} (v{n['version']} → v{n['declared_version']})" for n in data["not_carried"])
-        lines += _wrap(f"> Not carried, measured under another claim version: {gone}") + [""]
+        lines += wrap(f"> Not carried, measured under another claim version: {gone}") + [""]
     if data.get("warning"):
-        lines += _wrap(f"> Warning: {data['warning']}") + [""]
+        lines += wrap(f"> Warning: {data['warning']}") + [""]
     return lines
 
 
@@ -134,7 +110,7 @@ def _measured(r: dict) -> str:
         text += f" ± {show(r['noise_sd'], 2)}"
     elif r.get("interval"):
         text += f" [{show(r['interval'][0], 2)}, {show(r['interval'][1], 2)}]"
-    return _cell(text)
+    return cell(text)
 
 
 def _verdict(r: dict, labels: dict[str, str]) -> str:
@@ -143,6 +119,8 @@ def _verdict(r: dict, labels: dict[str, str]) -> str:
         text += f" {r['margin_sigma']:+.1f} SD"
     if r.get("as_expected") is False:
         text += f" ⚠ expected {r['expected_verdict']}"
+    if r.get("revision"):
+        text += f" {REVISED}"
     if r["id"] in labels:
         text += f" {labels[r['id']]}"
     if r.get("carried"):
@@ -174,40 +152,10 @@ def _table(rows: list[dict], anchors: dict[str, str], labels: dict[str, str]) ->
         name = f"↳ [{r['case']}]" if same else f"[{r['id']}](#{anchors[r['topic']]})"
         shown = "" if above and where == _where(above) else where
         figures = "" if same and r.get("figures") == above.get("figures") else _figures(r)
-        lines.append(f"| {name} | {shown} | {_cell(post, CELL)} | {_measured(r)} | {_verdict(r, labels)} "
+        lines.append(f"| {name} | {shown} | {cell(post, CELL)} | {_measured(r)} | {_verdict(r, labels)} "
                      f"| {r['version']} |" + (f" {figures} |" if figures else ""))
         above = r
     return lines
-
-
-class _Legend:
-    """Texts written once, each under a short label (``D1``, ``S2``); identical texts share one."""
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix, self.texts = prefix, {}
-
-    def label(self, text: str) -> str:
-        text = " ".join(str(text).split())
-        return self.texts.setdefault(text, f"{self.prefix}{len(self.texts) + 1}") if text else ""
-
-    def lines(self, title: str, limit: int) -> list[str]:
-        """The legend; a text that contains another labelled text names that label instead of repeating it
-        (``D3`` = ``Evaluated at 20, 40 and 80. (as D1)``)."""
-        out = []
-        for text, name in self.texts.items():
-            inner = max((t for t in self.texts if t != text and t in text), key=len, default="")
-            if inner:
-                before, after = text.split(inner, 1)
-                text = " ".join(p for p in (cut(before, limit).rstrip(" ;,"), f"(as {self.texts[inner]})",
-                                            cut(after, limit).lstrip(" ;,")) if p.strip())
-            out += _wrap(f"**{name}** {text if inner else cut(text, limit)}", "- ")
-        return ([f"{title}:", ""] + out + [""]) if out else []
-
-
-def skip_legend(rows: list[dict]) -> tuple[_Legend, dict[str, str]]:
-    """One label per distinct skip reason (``S1``, ``S2``, … in table order) and each skipped row's label."""
-    legend = _Legend("S")
-    return legend, {r["id"]: legend.label(r["reason"] or "no reason given") for r in rows if r["verdict"] == "skipped"}
 
 
 def _distinct(rows: list[dict], key: str) -> list:
@@ -222,7 +170,7 @@ def _joined(rs: list[dict], key: str, limit: int, most: int = 2) -> str:
     return "; ".join(cut(t, limit) for t in texts[:most]) + ("; …" if len(texts) > most else "")
 
 
-def _claim(claim_id: str, rs: list[dict], dev: _Legend, notes: _Legend, shared: set[str],
+def _claim(claim_id: str, rs: list[dict], dev: Legend, notes: Legend, shared: set[str],
            cap: dict[str, int]) -> list[str]:
     """One claim: statement, tolerance with reason, expectation, version note (a label when ``shared`` with
     other claims of the topic), deviation label; a cap of 0 leaves that part out (the declaration in full:
@@ -243,18 +191,18 @@ def _claim(claim_id: str, rs: list[dict], dev: _Legend, notes: _Legend, shared: 
         parts.append(f"expects {verdicts}")
     if first.get("deviation"):
         parts.append(dev.label(first["deviation"]))
-    lines = _wrap(" · ".join(parts), "- ")
+    lines = wrap(" · ".join(parts), "- ")
     if len(statements) > 1 and cap["case"]:
         for r in rs:
-            lines += _wrap(f"`{r['case']}` {cut(r['statement'], cap['case'])}", "  - ")
+            lines += wrap(f"`{r['case']}` {cut(r['statement'], cap['case'])}", "  - ")
     for r in rs:
         if r.get("reason") and r["verdict"] == "error":
-            lines += _wrap(f"`{r['id']}` error: {cut(r['reason'], 300)}", "  - ")
+            lines += wrap(f"`{r['id']}` error: {cut(r['reason'], 300)}", "  - ")
     return lines
 
 
 def _topic(title: str, rows: list[dict], anchor: str, cap: dict[str, int]) -> list[str]:
-    dev, notes = _Legend("D"), _Legend("N")
+    dev, notes = Legend("D"), Legend("N")
     files = sorted({r["nodeid"].split("::")[0] for r in rows})
     counts = " · ".join(f"{n} {v}" for v, n in Counter(r["verdict"] for r in rows).items())
     claims: dict[str, list[dict]] = {}
@@ -277,7 +225,7 @@ def _render(data: dict, rows: list[dict], cap: dict[str, int]) -> str:
         if r["topic"] not in anchors:
             anchors[r["topic"]] = slug(r["topic"], taken)
     skips, labels = skip_legend(rows)
-    lines = ["# Claims report", "", *_wrap(INTRO), "", *_header(data), "", *_counts(data), *_wrap(LEGEND), "",
+    lines = ["# Claims report", "", *wrap(INTRO), "", *_header(data), "", *_counts(data), *wrap(LEGEND), "",
              f"## The {len(rows)} rows, in the posts' order", "", *_table(rows, anchors, labels), "",
              *skips.lines("Skip reasons (how to run the skipped rows)", cap["skip"]), "## Details by topic", ""]
     by_topic: dict[str, list[dict]] = {}

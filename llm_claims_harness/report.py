@@ -12,10 +12,11 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from llm_claims_harness.declare import flatten
+from llm_claims_harness.declare import NO_PREDICTION, flatten
 
 ORDER = ("holds", "refuted", "inconclusive", "skipped", "error")
 MARK = {"holds": "✅", "refuted": "❌", "inconclusive": "❔", "skipped": "⏭", "error": "💥"}
+REVISED = "✎"  # the row's expectation was revised after measuring (a finding, not a prediction that held)
 # How the summary names a verdict for each kind of claim: a control is judged against its design.
 KIND_TITLES = {"post": "the posts' claims", "beyond": "beyond the posts", "control": "controls"}
 
@@ -69,14 +70,30 @@ _WORD_ORDER = ("confirmed", "holds", "behave as designed", "refuted", "not as de
 
 def summary_lines(rows: Iterable[dict]) -> list[str]:
     """One line per kind of claim, e.g. ``the posts' claims: 40 confirmed · 3 refuted · 1 inconclusive``;
-    a control's decided verdict is counted as behaving, or not, as designed (never as a refuted claim)."""
+    a control's decided verdict is counted as behaving, or not, as designed (never as a refuted claim). Rows
+    whose expectation was revised after measuring are counted apart, after ``·`` + :data:`REVISED`: they are
+    the suite's findings, not predictions that held."""
     rows = list(rows)
     lines = []
     for kind, title in KIND_TITLES.items():
-        c = Counter(words(kind, r["verdict"], r.get("as_expected")) for r in rows if r.get("kind") == kind)
-        if c:
-            lines.append(f"{title}: " + " · ".join(f"{c[w]} {w}" for w in _WORD_ORDER if c[w]))
+        ours = [r for r in rows if r.get("kind") == kind]
+        c, revised = (Counter(words(kind, r["verdict"], r.get("as_expected")) for r in ours
+                              if bool(r.get("revision")) is apart) for apart in (False, True))
+        parts = [f"{c[w]} {w}" for w in _WORD_ORDER if c[w]]
+        if revised:
+            parts.append(f"{REVISED} on expectations revised after measuring: "
+                         + ", ".join(f"{revised[w]} {w}" for w in _WORD_ORDER if revised[w]))
+        if parts:
+            lines.append(f"{title}: " + " · ".join(parts))
     return lines
+
+
+def revised(rows: Iterable[dict]) -> list[str]:
+    """``id (holds → refuted)`` for every row whose expectation was revised after measuring, by id
+    (``id (regression check: refuted)`` when nothing was predicted)."""
+    return [f"{r['id']} ({r.get('preregistered_expect')} → {r['expected_verdict']})"
+            if r.get("preregistered_expect") != NO_PREDICTION else f"{r['id']} (regression check: {r['expected_verdict']})"
+            for r in sorted(rows, key=lambda r: r["id"]) if r.get("revision")]
 
 
 def inconclusive(rows: Iterable[dict]) -> list[str]:

@@ -1,9 +1,11 @@
 """``reports/results.json``: the complete, machine-first record of a run (``CLAIMS.md`` is drawn from it).
 
-Schema ``llm-claims-results``, version 2 (a file without ``schema`` is version 1: the same, less
-``schema``, ``not_carried`` and the rows' ``figures``). Top level:
+Schema ``llm-claims-results``, version 3 (version 2 lacks the rows' expectation ledger,
+``preregistered_expect``, ``preregistered_source`` and ``revision``, and carries such rows without it; a
+file without ``schema`` is version 1: version 2 less ``schema``, ``not_carried`` and the rows'
+``figures``). Top level:
 
-- ``schema``: ``{"name": "llm-claims-results", "version": 2}``.
+- ``schema``: ``{"name": "llm-claims-results", "version": 3}``.
 - ``environment``: ``date`` (UTC, ISO 8601), ``git_commit`` (12 hex digits, `` (uncommitted changes)``
   appended when tracked files differ), ``git_tree`` (the tree hash ``HEAD^{tree}``: the code measured,
   unchanged by a rebase), ``python``, ``torch``, ``transformers``, ``numpy``, ``platform``, ``device``,
@@ -20,7 +22,11 @@ Schema ``llm-claims-results``, version 2 (a file without ``schema`` is version 1
   ``noise_sd`` (SD of a stochastic value, else ``null``), ``margin_sigma`` (signed distance to the nearest
   bound in SDs, positive on the holding side), ``interval`` (``[low, high]`` at the 99.73 % level for a value
   judged by its interval, a share's exact binomial interval; else ``null``), ``tolerance`` (short text, e.g. ``|Δ| ≤ 5e-05``),
-  ``tolerance_reason``, ``verdict``, ``expected_verdict``, ``expect_source``, ``reason`` (skip, error or
+  ``tolerance_reason``, ``verdict``, ``expected_verdict``, ``expect_source``, ``preregistered_expect`` and
+  ``preregistered_source`` (the expectation registered before any measurement, and where it came from: the
+  same as ``expected_verdict`` and ``expect_source`` unless the claim revised it), ``revision`` (``null``, or
+  why the expectation changed: ``why``, ``evidence`` (a committed file), ``code`` (the digest of the code
+  that evidence was measured under)), ``reason`` (skip, error or
   inconclusive explanation), ``version``, ``version_note``, ``deviation``, ``duration_s``, ``device``,
   ``as_expected`` (``null`` when undecided or skipped), ``figures`` (paths relative to the report
   directory), ``carried`` (true: measured by an earlier run) and ``measured_at`` (``date``, ``git_commit``).
@@ -43,7 +49,7 @@ from llm_claims_harness.order import natural
 from llm_claims_harness.report import count
 from llm_claims_lab.atomic import write_text_atomic
 
-SCHEMA = {"name": "llm-claims-results", "version": 2}
+SCHEMA = {"name": "llm-claims-results", "version": 3}
 # collected: test file -> {row id: the claim's declared version} for every claim item this run collected
 Collected = dict[str, dict[str, int]]
 

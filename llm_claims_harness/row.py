@@ -38,7 +38,8 @@ class Row:
     """A claim row. Declaration: ``id`` (``claim_id`` plus ``[case]``), ``claim_id``, ``case``, ``kind``,
     ``topic`` (its test module's docstring title), ``nodeid``, ``source``, ``statement``, ``post_value``,
     ``unit``, ``tolerance`` (its short text) with ``tolerance_reason``, ``expected_verdict`` with
-    ``expect_source``, ``version`` with ``version_note``, ``deviation``. Measurement: ``measured``,
+    ``expect_source``, ``preregistered_expect`` with ``preregistered_source`` and ``revision`` (the
+    expectation ledger), ``version`` with ``version_note``, ``deviation``. Measurement: ``measured``,
     ``reference``, ``max_abs_diff``, ``details``, ``noise_sd``, ``margin_sigma``, ``verdict``, ``reason``,
     ``interval``. Run: ``duration_s``, ``device``, ``as_expected``, ``figures`` (paths relative to the report
     directory)."""
@@ -74,6 +75,10 @@ class Row:
     as_expected: bool | None = dataclasses.field(default=None)
     figures: list[str] = dataclasses.field(default_factory=list)
     interval: list[float] | None = dataclasses.field(default=None)  # [low, high] at DECISION_LEVEL, when judged by one
+    # the expectation ledger: registered before measuring, and why it changed (None: it did not)
+    preregistered_expect: str = dataclasses.field(default="")
+    preregistered_source: str = dataclasses.field(default="")
+    revision: dict | None = dataclasses.field(default=None)
 
     @classmethod
     def measured_row(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, measured: Any = None,
@@ -94,7 +99,9 @@ class Row:
             tolerance=tol.describe(), tolerance_reason=tol.reason, verdict=verdict,
             expected_verdict=fields["expected_verdict"], expect_source=fields["expect_source"], reason=reason,
             version=fields["version"], version_note=fields["version_note"], deviation=fields["deviation"],
-            figures=list(figures or []), interval=None if interval is None else jsonable(list(interval)))
+            figures=list(figures or []), interval=None if interval is None else jsonable(list(interval)),
+            preregistered_expect=fields["preregistered_expect"], preregistered_source=fields["preregistered_source"],
+            revision=fields["revision"])
 
     @classmethod
     def unmeasured(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, reason: str) -> Row:

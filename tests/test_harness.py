@@ -116,11 +116,15 @@ def test_flip(verify):
     ('tolerance=exact("x"), kind="opinion"', "claim 'toy.bad': kind 'opinion' is unknown"),
     ('tolerance=exact("x"), expect_source=""', "claim 'toy.bad': no expect_source declared"),
     ('tolerance=exact("x"), version=2', "claim 'toy.bad': version 2 needs a version_note"),
+    ('tolerance=exact("x"), revised=Revision("holds", "post", "why", "calibration/x.json", "abc")',
+     "claim 'toy.bad': a revision's pre-registered verdict must be one of*and differ from the declared expectation*"),
+    ('tolerance=exact("x"), revised=Revision("refuted", "post", "", "calibration/x.json", "")',
+     "claim 'toy.bad': a revision needs why, code*"),
 ])
 def test_bad_declaration_is_a_collection_error(pytester: pytest.Pytester, declaration: str, message: str) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_bad=f'''
-from llm_claims_harness.declare import claim, exact
+from llm_claims_harness.declare import Revision, claim, exact
 @claim(**{{"id": "toy.bad", "source": "test", "kind": "post", "expect_source": "arithmetic", "statement": "s",
           **dict({declaration})}})
 def test_bad(verify):

@@ -172,7 +172,7 @@ def test_schema_is_written_and_old_files_are_read(tmp_path: Path) -> None:
     assert results.load(path) == (old, "")
     results.write(tmp_path, {"toy.same": make("toy.same")}, {"claims/test_toy.py": {"toy.same": 1}}, ENV)
     new = json.loads(path.read_text(encoding="utf-8"))
-    assert new["schema"] == results.SCHEMA == {"name": "llm-claims-results", "version": 2}
+    assert new["schema"] == results.SCHEMA == {"name": "llm-claims-results", "version": 3}
     assert all("figures" in r for r in new["claims"])
     diff = compare(load(path), old | {"claims": old["claims"]})  # compare reads both generations
     assert not diff.flips and not diff.moved

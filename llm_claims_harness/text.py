@@ -1,0 +1,39 @@
+"""Text helpers of the report: one-line cuts, table cells, wrapped prose, anchors."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+WRAP = 300  # prose is wrapped at this width
+
+
+def cut(text: Any, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters (an ellipsis marks a cut)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def cell(text: Any, limit: int | None = None) -> str:
+    """``text`` as one Markdown table cell (cut to ``limit`` characters when given; ``|`` escaped)."""
+    text = cut(text, limit) if limit else " ".join(str(text).split())
+    return text.replace("|", "\\|")
+
+
+def wrap(text: str, indent: str = "") -> list[str]:
+    """``text`` as lines of at most :data:`WRAP` characters, continuation lines indented under ``indent``."""
+    return textwrap.wrap(text, WRAP, initial_indent=indent, subsequent_indent=" " * (len(indent) + 2),
+                         break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
+
+
+def slug(title: str, taken: set[str]) -> str:
+    """A short anchor for a topic title, from its first four words, so that it survives other topics coming and
+    going (numbered only if two titles share those words); unique among ``taken``."""
+    words = re.findall(r"[a-z0-9]+", title.lower())[:4] or ["topic"]
+    base = name = "-".join(words)
+    n = 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    taken.add(name)
+    return name

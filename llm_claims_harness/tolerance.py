@@ -1,0 +1,119 @@
+"""Tolerances: how a measured value is judged against a bound or a reference (:mod:`llm_claims_harness.declare`
+declares them on claims with :func:`exact`, :func:`close`, :func:`at_most` and :func:`at_least`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    """How a measured value is judged. Build one with :func:`exact`, :func:`close`, :func:`at_most`
+    or :func:`at_least`; ``reason`` says where the number comes from (float precision, the post's
+    rounding, or a calibration kept in the repo)."""
+
+    kind: str  # "close" | "at_most" | "at_least"
+    reason: str
+    atol: float = 0.0  # close: |measured - reference| <= atol + rtol * |reference|, element-wise
+    rtol: float = 0.0
+    bound: float | None = None  # at_most / at_least
+    strict: bool = False  # at_most / at_least: < / > instead of <= / >=
+
+    def describe(self) -> str:
+        """Short human form for the report, e.g. ``|Δ| ≤ 5e-05`` or ``> 0``."""
+        if self.kind == "close":
+            if self.atol == 0 and self.rtol == 0:
+                return "exact"
+            parts = [f"{self.atol:.3g}"] if self.atol else []
+            parts += [f"{self.rtol:.3g}·|ref|"] if self.rtol else []
+            return "|Δ| ≤ " + " + ".join(parts)
+        op = {("at_most", False): "≤", ("at_most", True): "<",
+              ("at_least", False): "≥", ("at_least", True): ">"}[(self.kind, self.strict)]
+        return f"{op} {self.bound:.4g}"
+
+    def margin(self, measured: float, reference: float | None = None) -> float:
+        """Signed distance from ``measured`` (one number) to the nearest bound, positive on the side where
+        the claim holds: ``bound − measured`` (at_most), ``measured − bound`` (at_least),
+        ``atol + rtol·|ref| − |measured − ref|`` (close). Unit: the measured value's.
+
+        Raises:
+            ValueError: ``measured`` or ``reference`` is not one number.
+        """
+        numbers = (measured,) if self.kind != "close" else (measured, reference)
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+            raise ValueError(f"a noise-aware '{self.kind}' judgement needs one number (and a numeric reference)")
+        if self.kind == "at_most":
+            return self.bound - measured
+        if self.kind == "at_least":
+            return measured - self.bound
+        return self.atol + self.rtol * abs(reference) - abs(measured - reference)
+
+    def judge(self, measured: Any, reference: Any = None) -> tuple[bool, float | None]:
+        """Return ``(holds, gap)`` where ``gap`` is the largest |measured − reference| for ``close``
+        (``None`` for non-numeric equality and for bounds).
+
+        Raises:
+            ValueError: ``close`` without a reference, shapes that differ, or a bound given a non-number.
+        """
+        if self.kind == "close":
+            if reference is None:
+                raise ValueError("a 'close' tolerance needs a reference value (the post's, or one computed)")
+            return _close(measured, reference, self.atol, self.rtol)
+        if not isinstance(measured, (int, float)) or isinstance(measured, bool):
+            raise ValueError(f"a '{self.kind}' tolerance needs one number, got {type(measured).__name__}")
+        if math.isnan(measured):
+            return False, None
+        if self.kind == "at_most":
+            return (measured < self.bound if self.strict else measured <= self.bound), None
+        return (measured > self.bound if self.strict else measured >= self.bound), None
+
+
+def flatten(value: Any) -> list:
+    """The leaves of a nested list or tuple, in order (a non-list is its own single leaf)."""
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in flatten(item)]
+    return [value]
+
+
+def _shape(value: Any) -> tuple:
+    if isinstance(value, (list, tuple)):
+        return (len(value),) + (_shape(value[0]) if value else ())
+    return ()
+
+
+def _close(measured: Any, reference: Any, atol: float, rtol: float) -> tuple[bool, float | None]:
+    if _shape(measured) != _shape(reference):
+        raise ValueError(f"measured shape {_shape(measured)} differs from reference shape {_shape(reference)}")
+    gap, ok = 0.0, True
+    numeric = True
+    for m, r in zip(flatten(measured), flatten(reference)):
+        if isinstance(m, (int, float)) and isinstance(r, (int, float)) and not isinstance(r, bool):
+            d = abs(float(m) - float(r))
+            gap = max(gap, d) if not math.isnan(d) else math.inf
+            ok = ok and d <= atol + rtol * abs(float(r))
+        else:
+            numeric = False
+            ok = ok and m == r
+    return ok, (gap if numeric else None)
+
+
+def exact(reason: str) -> Tolerance:
+    """Measured must equal the reference exactly (numbers, booleans, strings, nested lists)."""
+    return Tolerance("close", reason)
+
+
+def close(reason: str, *, atol: float = 0.0, rtol: float = 0.0) -> Tolerance:
+    """Element-wise ``|measured − reference| ≤ atol + rtol·|reference|``."""
+    return Tolerance("close", reason, atol=atol, rtol=rtol)
+
+
+def at_most(bound: float, reason: str, *, strict: bool = False) -> Tolerance:
+    """Measured number ≤ ``bound`` (``<`` with ``strict``)."""
+    return Tolerance("at_most", reason, bound=bound, strict=strict)
+
+
+def at_least(bound: float, reason: str, *, strict: bool = False) -> Tolerance:
+    """Measured number ≥ ``bound`` (``>`` with ``strict``)."""
+    return Tolerance("at_least", reason, bound=bound, strict=strict)

@@ -1,0 +1,48 @@
+"""The expectation ledger: every row carries the expectation registered before measuring; a revised one (a finding
+of the suite, or a regression check of a fixed input) is marked, explained and counted apart (issue 18)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'  # the harness: its entry point
+
+
+def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
+    data = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    return {r["id"]: r for r in data["claims"]}
+
+
+def test_expectation_ledger(pytester: pytest.Pytester) -> None:
+    """Every row carries its pre-registered expectation; a revised one is marked, explained and counted apart."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_toy_ledger='''
+from llm_claims_harness.declare import NO_PREDICTION, Revision, claim, exact
+@claim(id="toy.kept", source="test", kind="post", expect_source="the post", statement="s", tolerance=exact("x"))
+def test_kept(verify):
+    verify(1, reference=1)
+@claim(id="toy.revised", source="test", kind="beyond", expect_source="finding", statement="s", tolerance=exact("x"),
+       expect="refuted", revised=Revision("holds", "a paper", "seeds 1-20 all fail", "calibration/x.json", "abc123"))
+def test_revised(verify):
+    verify(2, reference=1)
+@claim(id="toy.pinned", source="test", kind="beyond", expect_source="regression", statement="s", tolerance=exact("x"),
+       revised=Revision(NO_PREDICTION, "nothing predicts it", "a fixed file gave it", "reports/results.json", "f00"))
+def test_pinned(verify):
+    verify(1, reference=1)
+''')
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=3)
+    rows = _rows(pytester)
+    assert rows["toy.kept"]["preregistered_expect"] == "holds" and rows["toy.kept"]["revision"] is None
+    assert rows["toy.kept"]["preregistered_source"] == "the post"
+    assert rows["toy.revised"]["preregistered_expect"] == "holds"
+    assert rows["toy.revised"]["revision"] == {"why": "seeds 1-20 all fail", "evidence": "calibration/x.json",
+                                              "code": "abc123"}
+    assert rows["toy.pinned"]["preregistered_expect"] == "none"
+    text = (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "toy.pinned (regression check: holds), toy.revised (holds → refuted)" in " ".join(text.split())
+    assert "- beyond the posts: ✎ on expectations revised after measuring: 1 holds, 1 refuted" in text
+    assert "- the posts' claims: 1 confirmed" in text
+    assert sum(line.count("✎") for line in text.splitlines() if line.startswith("| [toy.")) == 2
