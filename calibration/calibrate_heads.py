@@ -1,14 +1,15 @@
-"""Independent seeds for the add-vs-concatenate toy (``heads.add_vs_concat`` in ``claims/test_heads.py``).
+"""Independent seeds for the heads toy: every row of ``claims/test_heads.py``.
 
 The suite judges the mean over the run's 10 seeds (42 … 51 by default); this script trains the same
-configurations for seeds 1 … N, disjoint from them, and writes ``calibration/heads.json``: per seed the accuracy
-of adding and of each concatenation, and the mean and SD of each difference. A row whose expectation is changed
-to a finding cites these seeds, never the values it judges. Models go through the suite's cache (``--cache-dir``,
-default ``$CLAIMS_CACHE_DIR`` or ``.cache/claims``); about 4 CPU-s per model.
+configurations for seeds 1 … N, disjoint from them, and writes ``calibration/heads.json``: per seed the value of
+every heads row (:data:`llm_claims_lab.heads_rows.ROWS`, the claims' own definition), from which each row takes
+its noise, and the mean and SD of each. A row whose expectation is revised to a finding cites these seeds, never
+the values it judges. Models go through the suite's cache (``--cache-dir``, default ``$CLAIMS_CACHE_DIR`` or
+``.cache/claims``); about 4 CPU-s per model, five configurations per seed.
 
 Usage, from the repository root::
 
-    python calibration/calibrate_heads.py [--seeds 10]
+    python calibration/calibrate_heads.py [--seeds 40]
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ from llm_claims_lab import cache
 from llm_claims_lab.atomic import write_text_atomic
 from llm_claims_lab.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.host_memory import keep_freed_memory
-from llm_claims_lab.heads import ADD, CALIBRATION, CONCAT, TRAINING_CODE, entry, initial_model, measure
+from llm_claims_lab.heads import CALIBRATION, TRAINING_CODE, HeadsLab
+from llm_claims_lab.heads_rows import ROWS, per_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=10, help="seeds 1 … N (default 10)")
+    parser.add_argument("--seeds", type=int, default=40, help="seeds 1 … N (default 40)")
     default_cache = os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims"
     parser.add_argument("--cache-dir", default=default_cache, help="weights cache (default: $CLAIMS_CACHE_DIR)")
     parser.add_argument("--out", type=Path, default=None,
@@ -52,30 +54,19 @@ def main() -> None:
     except ValueError as exc:
         parser.error(str(exc))
     args.out = args.out or (CALIBRATION if device.type == "cpu" else CALIBRATION.with_name(f"heads-{device.type}.json"))
-    seeds = list(range(1, args.seeds + 1))
     if device.type == "cuda":
         pin_cuda_numerics()
-    accuracy = {}
-    for name, config in {"add": ADD, **CONCAT}.items():
-        values = []
-        for seed, state in zip(seeds, weights.fetch_many([entry(config, s, device) for s in seeds])):
-            model = initial_model(config, seed)
-            model.load_state_dict(state)
-            values.append(round(100 * measure(model.eval(), seed).accuracy["mean"], 4))
-        accuracy[name] = values
-    differences = {}
-    for name in CONCAT:
-        d = [c - a for a, c in zip(accuracy["add"], accuracy[name])]
-        differences[f"{name} − add"] = {"per_seed": [round(v, 4) for v in d], "mean": statistics.fmean(d),
-                                        "sd": statistics.stdev(d)}
-    data = {"about": "Accuracy (%) of the add-vs-concatenate toy (llm_claims_lab/heads.py) for seeds disjoint from the "
+    lab = HeadsLab(weights, device, seed=1, count=args.seeds)
+    values = {row: [round(v, 6) for v in per_seed(lab, row)] for row in ROWS}
+    data = {"about": "Per-seed values of every heads row (llm_claims_lab/heads_rows.py) for seeds disjoint from the "
                      "suite's; regenerate with python calibration/calibrate_heads.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
             "device": cache.describe_device(device), "training_code": cache.code_digest(TRAINING_CODE),
-            "seeds": seeds, "accuracy": accuracy, "differences": differences}
+            "seeds": lab.seeds, "per_seed": values,
+            "summary": {row: {"mean": statistics.fmean(v), "sd": statistics.stdev(v)} for row, v in values.items()}}
     write_text_atomic(args.out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {args.out}: " + "; ".join(f"{k} {v['mean']:+.2f} ± {v['sd']:.2f} pp" for k, v in differences.items()),
-          file=sys.stderr)
+    print(f"wrote {args.out}: " + "; ".join(f"{k} {v['mean']:+.3g} (SD {v['sd']:.3g})"
+                                           for k, v in data["summary"].items()), file=sys.stderr)
 
 
 if __name__ == "__main__":

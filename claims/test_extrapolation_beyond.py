@@ -14,8 +14,10 @@ import statistics
 import pytest
 
 from extrapolation_common import DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, SWEEP_STEPS, _mean, _noise
-from llm_claims_harness.declare import Case, claim
-from llm_claims_lab.extrapolation import CURVE_STEPS, SWEPT_SCHEMES, Calibration
+from llm_claims_harness.declare import Case, Revision, at_most, claim
+from llm_claims_harness.measure import DECISION_LEVEL
+from llm_claims_lab.extrapolation import CURVE_STEPS, SWEPT_SCHEMES, Calibration, load_calibration, measure
+from llm_claims_lab.stats import proportion_interval
 
 # Requested through `request` by the shared checks; named here so session setup sees every user of the lab
 # (fixtures/trained.py splits the builds between xdist workers).
@@ -34,7 +36,27 @@ def _drop_noise(cal: Calibration, scheme: str, L: int, seeds: list[int]) -> tupl
 
 
 BEYOND_SOURCE = "Post A, exp. 3 closing ('ALiBi, RoPE … 이 문제를 완전히 끝내기 위해'); beyond the post"
-FINDINGS = "calibration/extrapolation.json, seeds 1–20"
+FINDINGS = "calibration/extrapolation.json, seeds 1–20 (the run's are 42 …)"
+_CAL = load_calibration()
+FINDINGS_CODE = _CAL["training_code"]  # the training code those seeds were measured under
+# A row whose calibration seeds are bimodal — some collapse below the KEEPS bound while most keep their
+# accuracy — is judged as a failure rate over the run's seeds, not as a mean with a Gaussian band that such a
+# sample does not have (rope at 80: 2 of 20 calibration seeds lose 12.6 and 21.5 pp, 18 lose at most 0.9).
+FAILURE_RATE = at_most(0.5, "'keeps its accuracy' read per training run: fewer than half of the runs lose more than "
+                            "5 pp (a collapse in a minority of seeds is the scheme's risk, not its rule)")
+
+
+def _collapses(scheme: str, length: int) -> tuple[int, int]:
+    """How many of the calibration seeds of ``scheme`` lose more than the KEEPS bound at ``length``, of how many."""
+    runs = _CAL["runs"][scheme]
+    drops = [b - a for a, b in zip(runs["acc20"], runs.get(f"acc{length}", []))]
+    return sum(d < KEEPS.bound for d in drops), len(drops)
+
+
+def bimodal(scheme: str, length: int) -> bool:
+    """Whether the calibration seeds of ``scheme`` at ``length`` collapse in a minority (not none, not most)."""
+    below, n = _collapses(scheme, length)
+    return 0 < below < n / 2
 BEYOND = {  # scheme -> claim id, kind, how it is built, where the expectation comes from, expectation per row
     "alibi": ("extrap.alibi", "beyond",
               "ALiBi as Press et al. 2022 define it: 8 heads (D/H = 16) with the reference slopes 2^−1 … 2^−8, "
@@ -50,16 +72,17 @@ BEYOND = {  # scheme -> claim id, kind, how it is built, where the expectation c
            "length (T5: 128 for 512; here 20), so offsets past 19 share the last trained bucket; init 0",
            "Raffel et al. 2020; Press et al. 2022, Fig. 1: the T5 bias extrapolates past its training length, "
            "unlike sinusoidal and rotary",
-           {"len80": f"finding, against the pre-registered 'holds': at 4× the training length every calibration "
-                     f"seed loses more than 5 pp ({FINDINGS}); at 2× it keeps its accuracy as expected"}),
+           {"len80": "at 4× the training length every calibration seed loses more than 5 pp (at 2× it keeps its "
+                     "accuracy, as pre-registered)"}),
     "relative_clipped": ("extrap.relative_clipped", "beyond",
-                         "post A's per-offset bias with offsets clipped to ±19, the trained range (Shaw et al. 2018)",
+                         "a clipped scalar bias: post A's per-offset scalar with offsets clipped to ±19, the trained "
+                         "range, so only the two corner pairs train the shared edge scalar (Shaw et al. 2018 clip "
+                         "learned key and value vectors, not a scalar logit bias, at k = 16 within sentences far "
+                         "longer than k: a clip inside the trained range is not built here)",
                          "Shaw, Uszkoreit, Vaswani 2018: clipping lets the model generalise to unseen distances "
                          "(no literature result at this scale)",
-                         {f"len{L}": f"finding, against the pre-registered 'holds' (Shaw et al. 2018): every "
-                                     f"calibration seed loses more than 5 pp at length {L} ({FINDINGS}): the "
-                                     "shared edge scalar of ±19 is trained as a near offset, not a far one"
-                          for L in (40, 80)}),
+                         {f"len{L}": f"every calibration seed loses more than 5 pp at length {L}: the shared edge "
+                                     "scalar of ±19 is trained as a near offset, not a far one" for L in (40, 80)}),
     "alibi_symmetric": ("extrap.alibi_symmetric", "control",
                         "ALiBi's 8 slopes without the mask: the symmetric bias −m·|j − i|",
                         "design: −m·|j − i| is the same for a left and a right neighbour, and token content "
@@ -68,14 +91,16 @@ BEYOND = {  # scheme -> claim id, kind, how it is built, where the expectation c
 }
 
 
-def _expectation(scheme: str, row: str) -> tuple[str, str]:
-    """``(expected verdict, its source)`` of ``scheme``'s row ``row`` (``len20``, ``len40``, ``len80``)."""
+def _expectation(scheme: str, row: str) -> dict:
+    """``expect``, ``expect_source`` and ``revised`` of ``scheme``'s row ``row`` (``len20``, ``len40``, ``len80``):
+    a claim beyond the post expects what its paper predicts, unless the calibration seeds revised it."""
     _, kind, _, source, changed = BEYOND[scheme]
     if row not in changed:
-        return "holds", source
+        return {"expect": "holds", "expect_source": source}
     if kind == "control":
-        return changed[row], source
-    return "refuted", f"{changed[row]}. Pre-registered source: {source}"
+        return {"expect": changed[row], "expect_source": source}
+    return {"expect": "refuted", "expect_source": f"finding of the calibration seeds: {changed[row]}",
+            "revised": Revision("holds", source, changed[row], FINDINGS, FINDINGS_CODE)}
 
 
 def _beyond_claim(scheme: str, lengths: tuple[int, ...] = (20, 40, 80)):
@@ -86,14 +111,23 @@ def _beyond_claim(scheme: str, lengths: tuple[int, ...] = (20, 40, 80)):
         cases[f"len{L}"] = Case(statement=f"It keeps at length {L} the accuracy it has at 20: accuracy at {L} minus "
                                           f"accuracy at 20 ≥ {KEEPS.bound:g} pp.", unit="pp", tolerance=KEEPS,
                                 params={"length": L})
-    cases = {row: dataclasses.replace(case, **dict(zip(("expect", "expect_source"), _expectation(scheme, row))))
-             for row, case in cases.items()}
+        if bimodal(scheme, L):
+            below, n = _collapses(scheme, L)
+            cases[f"len{L}"] = dataclasses.replace(
+                cases[f"len{L}"], unit="share of seeds", tolerance=FAILURE_RATE,
+                statement=f"It keeps at length {L} the accuracy it has at 20 in most training runs: the share of the "
+                          f"run's seeds that lose more than {-KEEPS.bound:g} pp is at most 50 % (judged as a rate: "
+                          f"{below} of {n} calibration seeds collapse, the rest keep their accuracy).")
+    cases = {row: dataclasses.replace(case, **_expectation(scheme, row)) for row, case in cases.items()}
     findings = [row for row in changed if kind != "control"]
+    rates = [f"len{L}" for L in lengths[1:] if bimodal(scheme, L)]
     return claim(id=claim_id, source=BEYOND_SOURCE, kind=kind,
                  statement=f"{what}: trained at 20 with the post's budget (3000 Adam steps, lr 1e-3, batch 256), it "
                            "learns the task and keeps its accuracy at 40 and 80.",
-                 cases=cases, version=2,
-                 version_note="each scheme as its paper defines it (ALiBi: 8 heads, reference slopes, mirrored "
+                 cases=cases, version=3 if rates else 2,
+                 version_note=(f"v3: {', '.join(rates)} judged as a failure rate over seeds (its calibration seeds are "
+                               "bimodal); v2: " if rates else "")
+                              + "each scheme as its paper defines it (ALiBi: 8 heads, reference slopes, mirrored "
                               "mask; T5: max_distance scaled to the training length); effect-size tolerances; "
                               "noise from a 20-seed calibration"
                               + (f"; expectation of {', '.join(findings)} changed from the pre-registered 'holds' "
@@ -112,12 +146,32 @@ def _check_beyond(verify, request, scheme: str, length: int) -> None:
             where[f"bias at offsets −1, 0, +1 (seed {seeds[0]})"] = [round(b, 4) for b in bias]
         verify(acc20, noise=noise, details=where)
         return
+    figures = request.getfixturevalue("position_figure") if length == 80 else []
+    if bimodal(scheme, length):
+        _check_failure_rate(verify, lab, scheme, length, seeds, figures)
+        return
     acc = _mean(lab, scheme, seeds, f"acc{length}")
     noise, where = _drop_noise(request.getfixturevalue("calibration"), scheme, length, seeds)
-    figures = request.getfixturevalue("position_figure") if length == 80 else []
     verify(acc - acc20, noise=noise, details={f"accuracy at {length}": acc, "at 20": acc20,
                                               "on new positions": _mean(lab, scheme, seeds, f"new{length}"),
                                               **where}, figures=figures)
+
+
+def _check_failure_rate(verify, lab, scheme: str, length: int, seeds: list[int], figures: list) -> None:
+    """Judge the share of the run's seeds that lose more than the KEEPS bound by its exact interval; skipped when
+    the run has too few seeds to decide even with none or all failing."""
+    extremes = [proportion_interval(k, len(seeds), level=DECISION_LEVEL) for k in (0, len(seeds))]
+    if not any(verify.decides(*interval) for interval in extremes):
+        pytest.skip(f"a failure rate over {len(seeds)} seed{'s' if len(seeds) > 1 else ''} cannot decide the 50 % "
+                    f"bound even at 0 or {len(seeds)} failures; run with --claims-seeds 10 or more")
+    drops = [measure(run, f"acc{length}") - measure(run, "acc20") for run in lab.runs([scheme], seeds)]
+    failures = sum(d < KEEPS.bound for d in drops)
+    kept = [d for d in drops if d >= KEEPS.bound]
+    below, n = _collapses(scheme, length)
+    verify(failures / len(drops), interval=proportion_interval(failures, len(drops), level=DECISION_LEVEL),
+           details={"failures": f"{failures} of {len(drops)} seeds", "drop per seed (pp)": [round(d, 2) for d in drops],
+                    "mean drop of the seeds that keep (pp)": statistics.fmean(kept) if kept else None,
+                    "calibration seeds that collapse": f"{below} of {n}", "seeds": len(seeds)}, figures=figures)
 
 
 @_beyond_claim("alibi")
@@ -146,25 +200,32 @@ def test_relative_clipped(verify, request, length):
 
 
 SWEEP_EXPECT = {
-    "learned": ("holds", "post A, exp. 3: rows 21–40 of the table are never trained ('한 번도 훈련된 적 없는'), "
-                         "which no budget changes"),
-    "sinusoidal": ("holds", "post A, exp. 3: SGD stops at any W that fits positions 0–19, whatever the budget"),
-    "relative": ("refuted", "finding: in the v1 calibration (10 seeds, commit e3fb669, "
-                            "calibration/extrapolation.json 'curve') accuracy at 40 rose from 77 % at 3000 steps to "
-                            "86 % at 6000 and 93 % at 12,000"),
+    "learned": {"expect": "holds", "expect_source": "post A, exp. 3: rows 21–40 of the table are never trained "
+                                                    "('한 번도 훈련된 적 없는'), which no budget changes"},
+    "sinusoidal": {"expect": "holds", "expect_source": "post A, exp. 3: SGD stops at any W that fits positions "
+                                                       "0–19, whatever the budget"},
+    "relative": {"expect": "refuted",
+                 "expect_source": "finding of the v1 calibration seeds: accuracy at 40 keeps rising with the budget",
+                 "revised": Revision(
+                     "holds", "post A, exp. 3: the relative bias reaches 76.6 % at 40 (the failure the post reports "
+                              "is its own, not the budget's)",
+                     "accuracy at 40 rose from 76.5 % at 3000 steps to 85.4 % at 6000 and 93 % at 12,000 (mean of "
+                     "10 seeds, SD 0.3 pp at 6000)",
+                     "calibration/extrapolation.json at commit e3fb669, 'curve': seeds 1–10",
+                     "9972d723e82d470fb25761cb5191194241e64524b260ee13ea3649f90b1d1aa5")},
 }
 
 
 def _sweep_case(scheme: str) -> Case:
     if scheme in POST_RUNS:
-        expect, source = SWEEP_EXPECT[scheme]
         return Case(statement=f"{scheme}: after {SWEEP_STEPS:,} steps, accuracy at 40 is still within 5 pp of the "
                               f"post's {POST_RUNS[scheme][1]:g} %.", post_value=POST_RUNS[scheme][1], unit="%",
-                    tolerance=REPRODUCE, expect=expect, expect_source=source, kind="beyond")
-    expect, source = _expectation(scheme, "len40")
+                    tolerance=REPRODUCE, kind="beyond", **SWEEP_EXPECT[scheme])
+    expectation = _expectation(scheme, "len40")
     return Case(statement=f"{scheme}: after {SWEEP_STEPS:,} steps, accuracy at 40 minus at 20 is judged as after 3000 "
-                          f"(≥ {KEEPS.bound:g} pp).", unit="pp", tolerance=KEEPS, expect=expect, kind="beyond",
-                expect_source=f"the same verdict as its 3000-step row at 40 ({source})")
+                          f"(≥ {KEEPS.bound:g} pp).", unit="pp", tolerance=KEEPS, kind="beyond",
+                **{**expectation, "expect_source": f"the same verdict as its 3000-step row at 40 "
+                                                   f"({expectation['expect_source']})"})
 
 
 @claim(

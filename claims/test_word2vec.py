@@ -19,11 +19,12 @@ from llm_claims_lab import corpus, ko_eval
 from llm_claims_lab.analogy import WordList, analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
 from llm_claims_harness.declare import Case, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_lab.relatedness import spearman
+from llm_claims_lab.relatedness import spearman, ws353_score
 from llm_claims_lab.stats import bootstrap, mean_over_seeds, proportion_interval
+from llm_claims_lab.word2vec import seed_noise
 from llm_claims_lab.figures import plot_relatedness, write_neighbour_table
 from llm_claims_lab.stemming import strip_particle
-from word2vec_common import KERNELS_DEVIATION, vocabulary, ws353_score
+from word2vec_common import KERNELS_DEVIATION, analogy_hits, covered, vocabulary
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
 # Post A's queries and the neighbours it printed (shown beside ours in w2v.ws353[trained]).
@@ -47,12 +48,6 @@ ANALOGY_SECTIONS = {
     "syn4_form": "verb : connective form (가다 : 가고)",
     "syn5_honorific": "plain : honorific (가르쳤다 : 가르치셨다)",
 }
-
-
-@pytest.fixture(scope="module")
-def ko_analogies(ko_eval_dir) -> dict[str, list[ko_eval.Analogy]]:
-    """The Korean analogy sections (read as the ``ws353`` fixture reads WS-353)."""
-    return ko_eval.load_analogies(ko_eval_dir / ko_eval.ANALOGY_FILE)
 
 
 @claim(
@@ -93,7 +88,8 @@ WS353_MODELS = {
     source=f"Post A, exp. 1 (the neighbour table and its remark); evaluation set: {PARK}, Korean WS-353",
     statement="Spearman ρ between the cosine of two words' rows in the centre table and their human "
               "relatedness score (WS-353, Korean translation, 0–10), over the pairs of two different words "
-              "both in the vocabulary as written; noise: the bootstrap standard error over pairs.",
+              "both in the vocabulary as written; noise: the bootstrap standard error over pairs combined with the "
+              "SD over training seeds (calibration/word2vec.json).",
     unit="Spearman ρ",
     tolerance=at_least(0.0, "the post claims that training puts related words close, not how close: "
                             "any monotone association with people's judgements (ρ > 0) is that claim, and "
@@ -101,8 +97,10 @@ WS353_MODELS = {
                             "states", strict=True),
     cases=WS353_MODELS,
     deviation=KERNELS_DEVIATION,
-    version=2,
-    version_note="v1 also had untrained and shuffled cases expecting 'refuted' against ρ > 0: with a true ρ of 0 they "
+    version=3,
+    version_note="v3: the noise adds the training seeds' part (the SD of ρ over 5 training seeds disjoint from the "
+                 "run's, calibration/word2vec.json) to the bootstrap SE over pairs, which sees only the evaluation "
+                 "set's; v2: v1 also had untrained and shuffled cases expecting 'refuted' against ρ > 0: with a true ρ of 0 they "
                  "came out refuted only when ρ < −3 SD (about 0.1 % of runs), inconclusive by construction; "
                  "w2v.ws353_controls replaces them with controls that can be decided (issue 18)",
 )
@@ -139,7 +137,8 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
                        {query: (ours[query], post) for query, post in POST_NEIGHBOURS.items()}, path))]
     if len(models) > 1:
         details["ρ per seed"] = {s: round(r, 4) for s, r in zip(word2vec.seeds, rhos)}
-    measured, noise = mean_over_seeds(rhos, boot.standard_error)
+    seed_sd, details["seed noise"] = seed_noise(model_kind, word2vec.config.kernels)
+    measured, noise = mean_over_seeds(rhos, boot.standard_error, seed_sd)
     verify(measured, details=details, noise=noise, figures=figures)
 
 
@@ -188,22 +187,22 @@ def test_analogy_ko(verify, word2vec, ko_analogies, case):
     tables = [m.w_in for m in word2vec.models("trained")]  # one per seed of --claims-seeds
     table = tables[0]
     items = ko_analogies[section]
-    covered = [it for it in items if all(vocab.ids(w) for w in (it.a, it.b, it.c, it.d))]
-    if not covered:
+    covered_items = covered(vocab, items)
+    if not covered_items:
         pytest.skip(f"no item of {section} has its 4 words, as written, among the vocabulary's 10,000 "
                     f"particle-stripped stems (0 of {len(items)} items)")
-    n = len(covered)
+    n = len(covered_items)
     extremes = {k: [100 * v for v in proportion_interval(k, n, level=DECISION_LEVEL)] for k in (0, n)}
     if not any(verify.decides(*interval) for interval in extremes.values()):
         pytest.skip(f"{section}: {n} covered item{'s' if n != 1 else ''} of {len(items)} cannot decide the 10 % bound "
                     f"at the suite's {100 * DECISION_LEVEL:.2f} % level even at 0 % or 100 % correct (exact interval "
                     f"at 0 %: [0, {extremes[0][1]:.1f}] %; at 100 %: [{extremes[n][0]:.1f}, 100] %)")
-    hits = sum(analogy_rank(table, vocab, it.b, it.a, it.c, it.d) == 1 for it in covered)
-    sample = covered[0]
+    hits = analogy_hits(table, vocab, covered_items)
+    sample = covered_items[0]
     details = {"coverage": f"{n} of {len(items)} items ({100 * n / len(items):.1f} %)", "correct": hits,
                f"e.g. {sample.a} : {sample.b} = {sample.c} : ?":
                    listing(analogy(table, vocab, sample.b, sample.a, sample.c, k=3)) + f" (answer {sample.d})"}
-    seed_hits = [hits] + [sum(analogy_rank(t, vocab, it.b, it.a, it.c, it.d) == 1 for it in covered) for t in tables[1:]]
+    seed_hits = [hits] + [analogy_hits(t, vocab, covered_items) for t in tables[1:]]
     if len(tables) > 1:
         details["% per seed"] = {s: round(100 * h / n, 2) for s, h in zip(word2vec.seeds, seed_hits)}
     intervals = [[100 * v for v in proportion_interval(h, n, level=DECISION_LEVEL)] for h in seed_hits]

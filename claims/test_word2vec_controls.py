@@ -1,4 +1,5 @@
-"""Word2vec's controls on WS-353: what a table that learned nothing gives, and the trained table against it.
+"""Word2vec's controls: on WS-353, what a table that learned nothing gives, and the trained table against it; on
+the analogy set, a table with planted analogies (the measure must see them) and an untrained one.
 
 A control must be decidable: each row declares a bound its true value can clear. An untrained table's Spearman ρ
 with people's scores is 0 by symmetry (a table drawn at random), so a row expecting an untrained ρ "not above 0"
@@ -12,10 +13,14 @@ import statistics
 
 import pytest
 
-from llm_claims_harness.declare import Case, at_least, claim, close
-from llm_claims_lab.relatedness import spearman
-from llm_claims_lab.stats import bootstrap
-from word2vec_common import KERNELS_DEVIATION, vocabulary, ws353_score
+from llm_claims_harness.declare import Case, at_least, at_most, claim, close
+from llm_claims_harness.measure import DECISION_LEVEL
+from llm_claims_lab import ko_eval
+from llm_claims_lab.analogy import analogy_rank
+from llm_claims_lab.relatedness import spearman, ws353_score
+from llm_claims_lab.stats import bootstrap, proportion_interval
+from llm_claims_lab.word2vec import seed_noise
+from word2vec_common import KERNELS_DEVIATION, analogy_hits, covered, plant_analogies, vocabulary
 
 NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-seed … +39): each costs a random draw
 EQUIVALENCE = 0.1  # |ρ| below Cohen's (1988) 'small' correlation, 0.1: no association worth the name
@@ -50,19 +55,24 @@ def ws353_null(word2vec, ws353) -> list[float]:
             expect_source="control's design: a table drawn at random carries no relatedness, E[ρ] = 0 by symmetry"),
         "trained_minus_untrained": Case(
             statement="ρ(trained) − mean ρ(untrained) > 0 on the same pairs; noise: the trained ρ's bootstrap SE "
-                      "over pairs and the untrained mean's SE, combined.",
+                      "over pairs, its SD over training seeds (calibration/word2vec.json) and the untrained mean's "
+                      "SE, combined.",
             tolerance=ABOVE,
             expect_source="post A, exp. 1: training puts related words close (the trained table against the "
                           "null distribution of tables that learned nothing)"),
         "trained_minus_shuffled": Case(
             statement="ρ(trained) − ρ(shuffled corpus) > 0 on the same pairs; noise: the paired bootstrap SE over "
-                      "pairs (the shuffled corpus keeps every word's frequency and loses word order).",
+                      "pairs and the difference's SD over training seeds (calibration/word2vec.json), combined (the "
+                      "shuffled corpus keeps every word's frequency and loses word order).",
             tolerance=ABOVE,
             expect_source="control's design and the distributional hypothesis (Harris 1954; Mikolov et al. 2013): "
                           "relatedness comes from contexts, which shuffling destroys while keeping frequencies"),
     },
     deviation=KERNELS_DEVIATION + " Beyond the post, which compares its table with nothing. With --claims-seeds N the "
               "trained and shuffled models are the run's first seed's.",
+    version=2,
+    version_note="the trained − untrained and trained − shuffled rows add the training seeds' part of the noise "
+                 "(5 training seeds disjoint from the run's, calibration/word2vec.json) to the bootstrap SE over pairs",
 )
 def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
     vocab = vocabulary(word2vec)
@@ -75,13 +85,71 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
         verify(null_mean, reference=0.0, noise=null_se, details=details)
         return
     trained = spearman(trained_cos, human)
+    kernels = word2vec.config.kernels
     if case == "trained_minus_untrained":
         boot = bootstrap((trained_cos, human), spearman, seed=seed)
+        seed_sd, details["seed noise"] = seed_noise("trained", kernels)
         details |= {"ρ trained": round(trained, 4), "bootstrap SE of ρ trained": round(boot.standard_error, 4)}
-        verify(trained - null_mean, noise=math.hypot(boot.standard_error, null_se), details=details)
+        verify(trained - null_mean, noise=math.hypot(boot.standard_error, null_se, seed_sd), details=details)
         return
     shuffled_cos = ws353_score(word2vec.model("shuffled").w_in, vocab, ws353)[0]
     boot = bootstrap((trained_cos, shuffled_cos, human), lambda t, s, h: spearman(t, h) - spearman(s, h), seed=seed)
     details |= {"ρ trained, ρ shuffled": [round(trained, 4), round(spearman(shuffled_cos, human), 4)],
                 "95 % interval (paired bootstrap BCa)": [round(v, 3) for v in boot.confidence_interval]}
-    verify(trained - spearman(shuffled_cos, human), noise=boot.standard_error, details=details)
+    seed_sd, details["seed noise"] = seed_noise("trained − shuffled", kernels)
+    verify(trained - spearman(shuffled_cos, human), noise=math.hypot(boot.standard_error, seed_sd), details=details)
+
+
+@claim(
+    id="w2v.analogy_controls",
+    source="Post A, end of exp. 1 ('왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족'); evaluation set: Park, Byun, Baek, "
+           "Cho, Oh 2018, Korean analogy set",
+    statement="Controls of w2v.analogy_ko's measure (3CosAdd accuracy over analogy items the vocabulary covers, "
+              "every section pooled), judged with that claim's bound (≤ 10 %): it must see analogies where a table "
+              "has them, and none in a table that learned nothing.",
+    kind="control",
+    unit="% of covered items",
+    tolerance=at_most(10.0, "w2v.analogy_ko's bound: at or below it, a table 'does not do analogies'"),
+    cases={
+        "planted": Case(
+            statement="the trained table with analogies planted (row d := b − a + c for the items, among every other "
+                      "covered one, whose answer is no other planted item's word): accuracy on the planted items "
+                      "≤ 10 %.",
+            expect="refuted",
+            expect_source="control's design: a planted item's answer is the query itself (cosine 1), so every planted "
+                          "item is answered; a measure that cannot see analogies (a wrong sign, a wrong exclusion) "
+                          "would pass"),
+        "untrained": Case(
+            statement="an untrained table (the initial table of --claims-seed): accuracy ≤ 10 %.",
+            expect_source="control's design: a random table answers an item by chance, 1 in ~10,000 rows"),
+        "planted_queen": Case(
+            statement="w2v.small_corpus_no_analogy's measure on the trained table with 여왕's row := 왕 − 남자 + 여자: "
+                      "the rank of 여왕 is at least 2.",
+            unit="rank", expect="refuted",
+            tolerance=at_least(2, "w2v.small_corpus_no_analogy's bound: the analogy works only if 여왕 ranks first"),
+            expect_source="control's design: the planted row is the query itself (cosine 1), so it ranks first"),
+    },
+    deviation=KERNELS_DEVIATION + " Beyond the post. Noise: the exact (Clopper–Pearson) 99.73 % interval over the "
+              "covered items.",
+)
+def test_analogy_controls(verify, word2vec, ko_analogies, case):
+    vocab = vocabulary(word2vec)
+    if case == "planted_queen":
+        queen = ko_eval.Analogy(a="남자", b="왕", c="여자", d="여왕")
+        table, _ = plant_analogies(word2vec.model("trained").w_in, vocab, [queen])
+        verify(analogy_rank(table, vocab, "왕", "남자", "여자", "여왕"),
+               details={"rank on the trained table": analogy_rank(word2vec.model("trained").w_in, vocab, "왕", "남자",
+                                                                  "여자", "여왕")})
+        return
+    items = covered(vocab, [it for section in ko_analogies.values() for it in section])
+    details = {"covered items": len(items)}
+    if case == "planted":
+        table, planted = plant_analogies(word2vec.model("trained").w_in, vocab, items[::2])
+        details["accuracy on every covered item (%)"] = round(100 * analogy_hits(table, vocab, items) / len(items), 2)
+        items = planted
+    else:
+        table = word2vec.untrained_tables(1)[0]
+    hits = analogy_hits(table, vocab, items)
+    low, high = proportion_interval(hits, len(items), level=DECISION_LEVEL)
+    verify(100 * hits / len(items), interval=(100 * low, 100 * high),
+           details={**details, "judged items": len(items), "correct": hits})

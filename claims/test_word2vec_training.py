@@ -1,8 +1,8 @@
-"""Skip-gram's training loop: the centre sampler, the loss, and negative sampling's wall-clock speed.
+"""Skip-gram's training loop: the loss, and negative sampling's wall-clock speed.
 
 Post A, exp. 1 "의미의 지도를 밑바닥부터 기르기" (``word2vec_zero.py``: (3) centre positions, (11) the loss) and
 "핵심 아이디어 (2) 네거티브 샘플링", measured on the suite's copy of its loop (``llm_claims_lab/skipgram.py``) and
-on the run trained on Korean Wikipedia that ``test_word2vec.py`` judges.
+on the run trained on Korean Wikipedia that ``test_word2vec.py`` judges (the sampler: ``test_word2vec_sampler.py``).
 """
 
 import math
@@ -12,8 +12,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
-from llm_claims_lab.skipgram import SkipGram, SkipGramConfig, sample_batch, time_step
+from llm_claims_harness.declare import Case, at_least, at_most, claim
+from llm_claims_lab.skipgram import SkipGram, time_step
 from llm_claims_lab.stats import bootstrap, mean_over_seeds
 from word2vec_common import KERNELS_DEVIATION
 
@@ -104,38 +104,3 @@ def _loss_at_scores(score: float) -> float:
     """Post A's loss for one centre whose positive score is ``score`` and whose 8 negative scores are ``−score``."""
     pos, neg = torch.tensor([score]), torch.full((1, 8), -score)
     return -(F.logsigmoid(pos).mean() + F.logsigmoid(-neg).mean()).item()
-
-
-SAMPLER_CORPUS = 20  # tokens: small, so that the first and last centres are drawn often
-SAMPLER_BATCHES = 1000
-
-
-@claim(
-    id="w2v.sampler_stays_inside",
-    source="Post A, exp. 1 (3) centre positions ('WIN 크기 만큼 빼고 나머지 단어중에서 중심 단어를 뽑는 형태로 간략화')",
-    statement="Drawing centre positions from [WIN, N − WIN) needs no boundary handling: every context index c + off "
-              "(off in ±1 … ±WIN) lies inside the corpus and is a neighbour of its centre. Measured with the "
-              f"suite's copy of post A's sampler (llm_claims_lab.skipgram.sample_batch) on a corpus of positions (ids = "
-              f"0 … N − 1, N = {SAMPLER_CORPUS}, so each drawn id is its own index), over {SAMPLER_BATCHES:,} "
-              "batches of 1,024: the pairs whose context is not within ±1 … ±WIN of its centre (an index past "
-              "the start wraps around to the end; one past the end raises).",
-    kind="post", post_value=0, unit="pairs",
-    tolerance=exact("a count"),
-    expect_source="arithmetic: torch.randint(WIN, N − WIN) draws c in [WIN, N − WIN − 1] and |off| ≤ WIN, so c + off "
-                  "is in [0, N − 1]; post A, exp. 1 (3) says the draw avoids the window's edge cases",
-)
-def test_sampler_stays_inside(verify, seed):
-    cfg = SkipGramConfig(seed=seed)
-    ids = torch.arange(SAMPLER_CORPUS)  # [N]: each id is its own position
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        pairs = [sample_batch(ids, SAMPLER_CORPUS, cfg, torch.device("cpu"))[:2] for _ in range(SAMPLER_BATCHES)]
-    center, ctx = (torch.cat(side) for side in zip(*pairs))  # [n] each
-    off = ctx - center
-    strays = int(((off.abs() > cfg.window) | (off == 0)).sum())
-    verify(strays, details={
-        "pairs drawn": center.numel(), "context indices (min, max)": [int(ctx.min()), int(ctx.max())],
-        "centres (min, max)": [int(center.min()), int(center.max())],
-        "bounds by arithmetic": f"c ∈ [{cfg.window}, {SAMPLER_CORPUS - cfg.window - 1}], c + off ∈ "
-                                f"[0, {SAMPLER_CORPUS - 1}]",
-        "cost": f"the first and last {cfg.window} positions of the corpus are never centres, whatever its length"})

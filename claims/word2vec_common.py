@@ -1,15 +1,15 @@
 """Shared by the word2vec claims (``test_word2vec*.py``): how their skip-gram models are computed, the vocabulary
-they look words up in, and the WS-353 scoring.
+they look words up in, and 3CosAdd accuracy on the analogy items (the WS-353 scoring:
+:func:`llm_claims_lab.relatedness.ws353_score`).
 
 Not a test module (no ``test_`` prefix): pytest's default import mode puts ``claims/`` on ``sys.path``, so the
 claim modules import it as ``word2vec_common``.
 """
 
-import numpy as np
 import torch
 
 from llm_claims_lab import ko_eval
-from llm_claims_lab.analogy import WordList, cosine, token_id
+from llm_claims_lab.analogy import WordList, analogy_rank, token_id
 from llm_claims_lab.skipgram import KERNELS
 
 KERNELS_DEVIATION = (f"Skip-gram's step is computed as --claims-w2v-kernels names (w2v.ws353[trained] records it): "
@@ -24,14 +24,31 @@ def vocabulary(word2vec) -> WordList:
                     hint="words are particle-stripped stems of the corpus")
 
 
-def ws353_score(table: torch.Tensor, vocab: WordList, pairs: list[ko_eval.ScoredPair],
-                lookup=lambda word: word) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(cosines [n], human scores [n], same-row pairs left out)`` over the pairs whose two looked-up words
-    are rows of ``vocab`` (``table``: ``[V, D]``). A pair whose words land on one row (호랑이–호랑이) is left out:
-    its cosine is 1 in any table, trained or random, so it says nothing about the table and only lifts every ρ."""
-    looked_up = [(lookup(p.first), lookup(p.second), p.score) for p in pairs]
-    in_vocab = [(a, b, s) for a, b, s in looked_up if vocab.ids(a) and vocab.ids(b)]
-    covered = [(a, b, s) for a, b, s in in_vocab if a != b]
-    rows_a, rows_b = ([token_id(vocab, pair[i]) for pair in covered] for i in (0, 1))
-    cos = cosine(table[rows_a], table[rows_b]).numpy()  # [n]
-    return cos, np.array([s for _, _, s in covered]), len(in_vocab) - len(covered)
+def covered(vocab: WordList, items: list[ko_eval.Analogy]) -> list[ko_eval.Analogy]:
+    """The analogy items whose 4 words are rows of ``vocab`` as written."""
+    return [it for it in items if all(vocab.ids(w) for w in (it.a, it.b, it.c, it.d))]
+
+
+def analogy_hits(table: torch.Tensor, vocab: WordList, items: list[ko_eval.Analogy]) -> int:
+    """How many covered ``items`` (a : b = c : d) 3CosAdd answers: ``d`` is the row nearest to b − a + c by cosine
+    in ``table`` [V, D], the three inputs excluded (post A, exp. 2's arithmetic; Mikolov et al. 2013)."""
+    return sum(analogy_rank(table, vocab, it.b, it.a, it.c, it.d) == 1 for it in items)
+
+
+def plant_analogies(table: torch.Tensor, vocab: WordList,
+                    items: list[ko_eval.Analogy]) -> tuple[torch.Tensor, list[ko_eval.Analogy]]:
+    """A copy of ``table`` [V, D] with analogy structure planted (a positive control): for each covered item, in
+    order, whose ``d`` is neither a planted answer nor a planted item's input and whose a, b, c are no planted
+    answer, row ``d`` becomes b − a + c (inputs are never rewritten, so every planted item stays answered exactly
+    by 3CosAdd). Returns the table and the planted items."""
+    planted, inputs, answers = table.clone(), set(), set()
+    chosen = []
+    for it in items:
+        if it.d in answers | inputs or {it.a, it.b, it.c} & (answers | {it.d}):
+            continue
+        rows = [token_id(vocab, w) for w in (it.a, it.b, it.c, it.d)]
+        planted[rows[3]] = planted[rows[1]] - planted[rows[0]] + planted[rows[2]]  # [D]
+        inputs |= {it.a, it.b, it.c}
+        answers.add(it.d)
+        chosen.append(it)
+    return planted, chosen

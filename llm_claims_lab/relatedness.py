@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from llm_claims_lab.analogy import Vocabulary, cosine
+from llm_claims_lab import ko_eval
+from llm_claims_lab.analogy import Vocabulary, cosine, token_id
 from llm_claims_lab.stats import BOOTSTRAP_RESAMPLES, bootstrap
 
 
@@ -62,3 +63,16 @@ def rho_difference(tables: Mapping[str, tuple[torch.Tensor, Vocabulary]], pairs:
             "rho": {k: round(spearman(cos[k], human), 3) for k in (first, second)},
             "own coverage": {k: sum(covers(tables[k][1], p.first, p.second) for p in pairs) for k in (first, second)},
             "interval": [round(v, 3) for v in boot.confidence_interval]}
+
+
+def ws353_score(table: torch.Tensor, vocab: Vocabulary, pairs: list[ko_eval.ScoredPair],
+                lookup=lambda word: word) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(cosines [n], human scores [n], same-row pairs left out)`` over the pairs whose two looked-up words
+    are rows of ``vocab`` (``table``: ``[V, D]``). A pair whose words land on one row (호랑이–호랑이) is left out:
+    its cosine is 1 in any table, trained or random, so it says nothing about the table and only lifts every ρ."""
+    looked_up = [(lookup(p.first), lookup(p.second), p.score) for p in pairs]
+    in_vocab = [(a, b, s) for a, b, s in looked_up if vocab.ids(a) and vocab.ids(b)]
+    covered = [(a, b, s) for a, b, s in in_vocab if a != b]
+    rows_a, rows_b = ([token_id(vocab, pair[i]) for pair in covered] for i in (0, 1))
+    cos = cosine(table[rows_a], table[rows_b]).numpy()  # [n]
+    return cos, np.array([s for _, _, s in covered]), len(in_vocab) - len(covered)

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 
 BOOTSTRAP_RESAMPLES = 4000  # resamples of pairs (or step times): the SE estimate itself varies by ~1 %
-THREE_SD_QUANTILE = 0.99865  # Φ(3): the upper quantile of the two-sided 99.73 % (± 3 SD) interval
 
 SD = TypeVar("SD")  # a float, or a tensor of SDs (elementwise)
 
@@ -27,19 +26,11 @@ def standard_error(sd: SD, n: int) -> SD:
 
 def t_half_width(sd: SD, n: int, quantile: float) -> SD:
     """Half-width of the two-sided t-interval of a mean of ``n`` values whose sample SD is ``sd``:
-    ``sd/√n · t_quantile(n − 1)``; ``quantile`` 0.975 for the 95 % interval, :data:`THREE_SD_QUANTILE` for
-    the 99.73 % one. ``sd``: a float, or a tensor (elementwise)."""
+    ``sd/√n · t_quantile(n − 1)``; ``quantile`` 0.975 for the 95 % interval. ``sd``: a float, or a tensor
+    (elementwise)."""
     from scipy import stats as scipy_stats  # imported on use: it costs a second at every process start
 
     return standard_error(sd, n) * float(scipy_stats.t.ppf(quantile, n - 1))
-
-
-def mean_and_t_noise(values: Sequence[float]) -> tuple[float, float]:
-    """Mean of ``values`` (one per seed) and its noise: the standard error (sample SD / √n) scaled by
-    t₀.₉₉₈₆₅(n − 1) / 3, so that 3 noise, a decision band of the claims harness, is the 99.73 % t-interval of
-    a mean whose SD comes from the n values alone (× 1.36 with 10 values)."""
-    n = len(values)
-    return statistics.fmean(values), t_half_width(statistics.stdev(values), n, THREE_SD_QUANTILE) / 3
 
 
 def summary(values: Sequence[float]) -> dict[str, float]:
@@ -86,10 +77,11 @@ def bootstrap(samples: Sequence[Any], statistic: Callable[..., float], *, seed: 
                                  n_resamples=resamples, random_state=seed)
 
 
-def mean_over_seeds(values: Sequence[float], eval_sd: float) -> tuple[float, float]:
+def mean_over_seeds(values: Sequence[float], eval_sd: float, seed_sd: float | None = None) -> tuple[float, float]:
     """Mean of one measurement's per-seed ``values`` (every seed measured on the same evaluation set) and its
     noise: ``eval_sd``, the evaluation set's part (shared by the seeds, so not divided by their number),
-    combined with the seeds' standard error (sample SD / √n) when there are two or more. One seed gives
+    combined with the seeds' standard error: ``seed_sd`` / √n when a calibration over other training seeds gives
+    it, else the values' own sample SD / √n when there are two or more. One seed without ``seed_sd`` gives
     ``(values[0], eval_sd)`` unchanged. Units: those of ``values``.
 
     Raises:
@@ -97,6 +89,8 @@ def mean_over_seeds(values: Sequence[float], eval_sd: float) -> tuple[float, flo
     """
     if not values:
         raise ValueError("mean_over_seeds needs at least one value")
+    if seed_sd is not None:
+        return statistics.fmean(values), math.hypot(eval_sd, standard_error(seed_sd, len(values)))
     if len(values) == 1:
         return values[0], eval_sd
     return statistics.fmean(values), math.hypot(eval_sd, standard_error(statistics.stdev(values), len(values)))

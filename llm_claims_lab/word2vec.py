@@ -7,21 +7,30 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
 from llm_claims_lab import corpus, segmenters, skipgram, stemming
-from llm_claims_lab.cache import Entry, Progress, WeightCache, fingerprint
+from llm_claims_lab.cache import Entry, Progress, WeightCache, code_digest, fingerprint
 
 
 @dataclasses.dataclass
 class Trained:
     """One trained (or untrained) skip-gram model: ``w_in: [V, D]`` (the table post A keeps),
-    ``losses`` every 100 steps (empty when untrained)."""
+    ``losses`` every 100 steps (empty when untrained), and the centre table after fewer steps (``snapshots``:
+    step -> ``[V, D]``, the config's ``snapshots``; empty when untrained)."""
 
     w_in: torch.Tensor
     losses: list[float]
+    snapshots: dict[int, torch.Tensor] = dataclasses.field(default_factory=dict)
+
+
+# What a skip-gram model's weights depend on besides its configuration (in every cache entry's fingerprint)
+TRAINING_CODE = (skipgram.SkipGramConfig, skipgram.Lookup, skipgram.SkipGram, skipgram.sample_batch, skipgram.train,
+                 corpus.build_corpus, stemming)
 
 
 class Word2VecLab:
@@ -90,7 +99,8 @@ class Word2VecLab:
             raise ValueError(f"unknown model kind {kind!r}; use trained, untrained or shuffled")
         cfg = dataclasses.replace(config, shuffle_corpus=kind == "shuffled")
         tensors = self.cache.fetch(self._entry(cfg))
-        return Trained(tensors["w_in"], tensors["losses"].tolist())
+        return Trained(tensors["w_in"], tensors["losses"].tolist(),
+                       {step: tensors[f"w_in_step{step}"] for step in cfg.snapshots if step <= cfg.steps})
 
     def _trainer(self, ids: torch.Tensor, vocab_size: int, cfg: skipgram.SkipGramConfig):
         """The build function of a cache entry: train ``cfg`` on ``ids: [N]``, keep both tables and the losses."""
@@ -98,10 +108,10 @@ class Word2VecLab:
             # skipgram.train seeds torch's global generators as post A does; forked, so the process's are kept
             forked = list(range(torch.cuda.device_count())) if torch.device(self.device).type == "cuda" else []
             with torch.random.fork_rng(devices=forked):
-                model, losses = skipgram.train(ids, vocab_size, cfg, self.device,
-                                               progress=lambda step, loss: progress(step, cfg.steps))
+                model, losses, kept = skipgram.train(ids, vocab_size, cfg, self.device,
+                                                     progress=lambda step, loss: progress(step, cfg.steps))
             return {"w_in": model.w_in.weight.detach(), "w_out": model.w_out.weight.detach(),
-                    "losses": torch.tensor(losses)}
+                    "losses": torch.tensor(losses), **{f"w_in_step{step}": table for step, table in kept.items()}}
         return build
 
     def _entry(self, cfg: skipgram.SkipGramConfig) -> Entry:
@@ -110,10 +120,8 @@ class Word2VecLab:
         # The vocabulary itself, not just its size: a change to the particle stripper can reorder it.
         vocab_sha256 = hashlib.sha256("\n".join(data.vocab).encode("utf-8")).hexdigest()
         config = {**dataclasses.asdict(cfg), "corpus_sha256": data.sha256, "vocab_sha256": vocab_sha256}
-        code = [skipgram.SkipGramConfig, skipgram.Lookup, skipgram.SkipGram, skipgram.sample_batch, skipgram.train,
-                corpus.build_corpus, stemming]
         name = "skipgram-shuffled" if cfg.shuffle_corpus else "skipgram"
-        return Entry(name, fingerprint(config, code=code, device=self.device), build)
+        return Entry(name, fingerprint(config, code=TRAINING_CODE, device=self.device), build)
 
     def segmented(self, name: str) -> tuple[segmenters.TokenStream, segmenters.SegmentedVocabulary]:
         """The corpus cut by segmenter ``name`` (:data:`llm_claims_lab.segmenters.SEGMENTERS`) and indexed as post A
@@ -163,3 +171,26 @@ class Word2VecLab:
                                              build))
             self._models[key] = Trained(tensors["w_in"], tensors["losses"].tolist())
         return self._models[key]
+
+
+CALIBRATION = Path(__file__).resolve().parents[1] / "calibration" / "word2vec.json"  # calibrate_word2vec.py
+
+
+def seed_noise(quantity: str, kernels: str, path: Path = CALIBRATION) -> tuple[float, str]:
+    """The SD over training seeds disjoint from the run's of a WS-353 ρ of post A's protocol (``quantity``:
+    ``trained``, ``shuffled``, ``trained − shuffled``, or ``trained@STEP`` after a snapshot step), committed by
+    ``calibration/calibrate_word2vec.py``, and
+    a note saying where it comes from (and whether it was measured under today's training code and kernels).
+
+    Raises:
+        FileNotFoundError: no calibration (run the script).
+        KeyError: the file lacks ``quantity``.
+    """
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing; run `python calibration/calibrate_word2vec.py`")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    note = f"SD of ρ over training seeds {data['seeds'][0]}–{data['seeds'][-1]} ({path.name}, torch {data['torch']})"
+    if data["training_code"] != code_digest(TRAINING_CODE) or data["kernels"] != kernels:
+        note += (f"; calibrated under training code {data['training_code'][:12]} with {data['kernels']} kernels, "
+                 "not today's (rerun calibration/calibrate_word2vec.py)")
+    return data["sd"][quantity], note

@@ -124,6 +124,27 @@ MUTATIONS = {
         import llm_claims_lab.stemming as S
         S.PARTICLES = tuple(sorted(S.PARTICLES, key=len))
         """, {"stem.particle_rules"}),
+    # skip-gram's window off by one: contexts drawn from ±1 … ±(WIN − 1), or ±1 … ±(WIN + 1)
+    **{f"window_{name}": (["test_word2vec_sampler.py"], f"""
+        import torch, llm_claims_lab.skipgram as S
+        def broken(ids, vocab_size, cfg, device):
+            c = torch.randint(cfg.window + 1, len(ids) - cfg.window - 1, (cfg.batch,), device=device)
+            sign = torch.randint(0, 2, (cfg.batch,), device=device) * 2 - 1
+            off = torch.randint(1, cfg.window + {high}, (cfg.batch,), device=device) * sign
+            neg = torch.randint(0, vocab_size, (cfg.batch, cfg.negatives), device=device)
+            return ids[c], ids[c + off], neg
+        S.sample_batch = broken
+        """, broken) for name, high, broken in (("narrow", 0, {"w2v.window_offsets"}),
+                                                ("wide", 2, {"w2v.window_offsets", "w2v.sampler_stays_inside"}))},
+    # negatives drawn from the positives: every wrong answer is the pair's own context word
+    "negatives_from_context": (["test_word2vec_sampler.py"], """
+        import llm_claims_lab.skipgram as S
+        sample = S.sample_batch
+        def broken(ids, vocab_size, cfg, device):
+            center, ctx, neg = sample(ids, vocab_size, cfg, device)
+            return center, ctx, ctx[:, None].expand_as(neg)
+        S.sample_batch = broken
+        """, {"w2v.negatives_uniform"}),
     # a lookup that reads the wrong row
     "lookup_off_by_one": (["test_embedding.py"], """
         import torch.nn.functional as F

@@ -57,6 +57,12 @@ def test_more_seeds_add_their_standard_error_to_the_evaluation_noise() -> None:
         mean_over_seeds([], 0.1)
 
 
+def test_a_calibrated_seed_sd_replaces_the_values_own_spread() -> None:
+    assert mean_over_seeds([0.25], 0.1, 0.05) == pytest.approx((0.25, math.hypot(0.1, 0.05)))
+    mean, noise = mean_over_seeds([0.2, 0.4, 0.3, 0.3], 0.1, 0.06)  # four seeds: the seed part halves
+    assert mean == pytest.approx(0.3) and noise == pytest.approx(math.hypot(0.1, 0.03))
+
+
 def test_seeds_reach_word2vec_and_heads(pytestconfig: pytest.Config) -> None:
     """The fixtures take the run's seed list: word2vec trains one model per seed, the heads toy at least its
     protocol's 10 seeds or --claims-seeds when more."""

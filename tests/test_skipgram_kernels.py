@@ -30,3 +30,16 @@ def test_lookup_gradients_are_nn_embeddings_bit_for_bit(vocab_size: int, monkeyp
         monkeypatch.setattr(skipgram.Lookup, "apply", lambda weight, index: torch.nn.functional.embedding(index, weight))
         embedding = _grads(model, batch)
     assert all(torch.equal(a, b) for a, b in zip(lookup, embedding))
+
+
+def test_snapshots_are_the_table_at_their_step_and_change_nothing() -> None:
+    """The steps sweep's tables (``SkipGramConfig.snapshots``) are copies taken during the run: the final weights are
+    bit for bit those of a run that keeps none, and a snapshot is the final table of a run that stops there."""
+    ids = torch.randint(0, 500, (5_000,), generator=torch.Generator().manual_seed(0))
+    run = lambda **kw: skipgram.train(ids, 500, skipgram.SkipGramConfig(seed=1, **kw), torch.device("cpu"))  # noqa: E731
+    model, _, kept = run(steps=30, snapshots=(10, 20))
+    plain, _, none = run(steps=30, snapshots=())
+    short, _, _ = run(steps=20, snapshots=())
+    assert sorted(kept) == [10, 20] and none == {}
+    assert torch.equal(model.w_in.weight, plain.w_in.weight)
+    assert torch.equal(kept[20], short.w_in.weight)
