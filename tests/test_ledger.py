@@ -42,7 +42,9 @@ def test_pinned(verify):
                                               "code": "abc123"}
     assert rows["toy.pinned"]["preregistered_expect"] == "none"
     text = (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "toy.pinned (regression check: holds), toy.revised (holds → refuted)" in " ".join(text.split())
+    assert "✎ 2 expectations set after measuring, marked ✎ in the table" in text
+    result.stdout.fnmatch_lines(["✎ expectations set after measuring*: toy.pinned (regression check: holds), "
+                                 "toy.revised (holds → refuted)"])
     assert "- beyond the posts: ✎ on expectations revised after measuring: 1 holds, 1 refuted" in text
     assert "- the posts' claims: 1 confirmed" in text
     assert sum(line.count("✎") for line in text.splitlines() if line.startswith("| [toy.")) == 2
