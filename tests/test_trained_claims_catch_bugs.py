@@ -78,6 +78,14 @@ MUTATIONS = {
         {"extrap.learned[len20]", "extrap.learned[len40]", "extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]",
          "extrap.sin_bilinear_not_gap_only", "attn.attends_right_neighbour[learned]",
          "attn.attends_right_neighbour[sinusoidal]"}),
+    # a learned table whose positions past the training length wrap onto the trained rows (p → p mod 20): the new
+    # positions are no longer untrained. The post's length-40 row (±5 pp around 52.4 % over all positions) still
+    # passes it; its new-position companion (≤ 12 % on positions 19–38) is what catches it
+    "learned_rows_wrap": ("""
+        import torch, llm_claims_lab.positional as P
+        P.LearnedPositionalEmbedding.forward = lambda self, seq_len: self.weight[torch.arange(seq_len) % 20]
+        """, ("learned",), [MAIN + "test_learned", MAIN + "test_new_positions_near_chance"],
+        {"extrap.new_positions_near_chance[learned]"}),
     # ALiBi built without the mirrored mask that gives it its direction: the lab builds the symmetric control's
     # model (same heads and slopes, no mask) where ALiBi is asked for. No code is edited, so the weights are the
     # control's own entry, shared with the run.
