@@ -46,7 +46,7 @@ INTRO = ("The claims two posts make about LLM internals, measured and judged wit
          "알아보자\" (2026-07-12); post B: an untitled explainer of sinusoidal positional encoding.")
 LEGEND = (f"✅ holds · ❌ refuted · ❔ inconclusive (a bound within {DECISION_SIGMAS:g} noise SDs, or inside a share's interval) · ⏭ skipped (S: "
           "reason below the table) · 💥 error · ⚠ not the declared expectation · "
-          f"{REVISED} expectation revised after measuring · ↺ carried from an earlier run. "
+          f"{REVISED} expectation set after measuring (a finding or a regression check) · ↺ carried from an earlier run. "
           "Controls hold or are refuted as designed unless ⚠. §: where in the posts; v: the claim's version.")
 
 

@@ -16,7 +16,7 @@ from llm_claims_harness.declare import NO_PREDICTION, flatten
 
 ORDER = ("holds", "refuted", "inconclusive", "skipped", "error")
 MARK = {"holds": "✅", "refuted": "❌", "inconclusive": "❔", "skipped": "⏭", "error": "💥"}
-REVISED = "✎"  # the row's expectation was revised after measuring (a finding, not a prediction that held)
+REVISED = "✎"  # the row's expectation was set after measuring (a finding or a regression check, not a prediction)
 # How the summary names a verdict for each kind of claim: a control is judged against its design.
 KIND_TITLES = {"post": "the posts' claims", "beyond": "beyond the posts", "control": "controls"}
 
@@ -71,7 +71,7 @@ _WORD_ORDER = ("confirmed", "holds", "behave as designed", "refuted", "not as de
 def summary_lines(rows: Iterable[dict]) -> list[str]:
     """One line per kind of claim, e.g. ``the posts' claims: 40 confirmed · 3 refuted · 1 inconclusive``;
     a control's decided verdict is counted as behaving, or not, as designed (never as a refuted claim). Rows
-    whose expectation was revised after measuring are counted apart, after ``·`` + :data:`REVISED`: they are
+    whose expectation was set after measuring (revised, or a regression check) are counted apart, after ``·`` + :data:`REVISED`: they are
     the suite's findings, not predictions that held."""
     rows = list(rows)
     lines = []
@@ -81,7 +81,7 @@ def summary_lines(rows: Iterable[dict]) -> list[str]:
                               if bool(r.get("revision")) is apart) for apart in (False, True))
         parts = [f"{c[w]} {w}" for w in _WORD_ORDER if c[w]]
         if revised:
-            parts.append(f"{REVISED} on expectations revised after measuring: "
+            parts.append(f"{REVISED} on expectations set after measuring: "
                          + ", ".join(f"{revised[w]} {w}" for w in _WORD_ORDER if revised[w]))
         if parts:
             lines.append(f"{title}: " + " · ".join(parts))

@@ -45,6 +45,6 @@ def test_pinned(verify):
     assert "✎ 2 expectations set after measuring, marked ✎ in the table" in text
     result.stdout.fnmatch_lines(["✎ expectations set after measuring*: toy.pinned (regression check: holds), "
                                  "toy.revised (holds → refuted)"])
-    assert "- beyond the posts: ✎ on expectations revised after measuring: 1 holds, 1 refuted" in text
+    assert "- beyond the posts: ✎ on expectations set after measuring: 1 holds, 1 refuted" in text
     assert "- the posts' claims: 1 confirmed" in text
     assert sum(line.count("✎") for line in text.splitlines() if line.startswith("| [toy.")) == 2
