@@ -21,6 +21,12 @@ Usage, from the repository root (about 90 minutes on two cores)::
 
     python calibration/calibrate_extrapolation.py --seeds 20 --jobs 2
 
+The steps sweep's longer budget is calibrated after, from the same training runs of the swept schemes (their
+checkpoint after 6000 steps; about 60 minutes on two cores for 5 seeds), into the file's
+``steps_sweep`` section::
+
+    python calibration/calibrate_extrapolation.py --steps 6000 --seeds 5 --alibi-seeds 5 --jobs 2
+
 A scheme added to the code later is calibrated alone and merged in, once the edited training code is
 certified to train the other schemes bit for bit as before (``added_schemes`` records the code it was
 calibrated under)::
@@ -49,6 +55,7 @@ from llm_claims_lab.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.host_memory import keep_freed_memory
 from llm_claims_lab.extrapolation import (
     CONTROL_SCHEMES,
+    CURVE_STEPS,
     EVAL_SEQUENCES,
     SCHEMES,
     SWEPT_SCHEMES,
@@ -74,19 +81,24 @@ def _lab(args: argparse.Namespace, sweep: tuple[str, ...] = ()) -> Extrapolation
 
 
 def _result_path(args: argparse.Namespace, scheme: str, seed: int) -> Path:
-    """Where one (scheme, seed)'s measures are kept: in the cache, named by what they depend on."""
+    """Where one (scheme, seed)'s measures are kept: in the cache, named by what they depend on (and by the
+    checkpoint, with ``--steps``)."""
     key = f"{cache.code_digest(TRAINING_CODE)[:12]}-eval{EVAL_SEQUENCES}"
-    return Path(args.cache_dir) / "calibration-extrapolation" / key / f"{scheme}-seed{seed}.json"
+    name = f"{scheme}-seed{seed}" + (f"-steps{args.steps}" if args.steps else "")
+    return Path(args.cache_dir) / "calibration-extrapolation" / key / f"{name}.json"
 
 
 def _measure(args: argparse.Namespace, plan: list[tuple[str, int]]) -> None:
-    """Train (or load) and evaluate this job's share of ``plan``, keeping each result as it is made."""
-    lab = _lab(args)
+    """Train (or load) and evaluate this job's share of ``plan``, keeping each result as it is made. A swept
+    scheme is trained as the suite trains it (the steps sweep's run, whose checkpoint at the protocol's steps
+    is the protocol's run), so the protocol's and the sweep's calibrations share one training per seed."""
+    lab = _lab(args, sweep=SWEPT_SCHEMES)
     for scheme, seed in plan:
         path = _result_path(args, scheme, seed)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            values = {k: round(v, 6) for k, v in measures(lab.runs_of([(scheme, seed)])[0]).items()}
+            run = lab.curves_of([(scheme, seed)])[0][args.steps] if args.steps else lab.runs_of([(scheme, seed)])[0]
+            values = {k: round(v, 6) for k, v in measures(run).items()}
             write_text_atomic(path, json.dumps(values) + "\n")
             print(f"[job {os.environ.get('CALIBRATION_JOB', '0')}] measured {scheme} seed {seed}", file=sys.stderr)
 
@@ -164,6 +176,9 @@ def main() -> None:
                         help="calibrate only these schemes (e.g. one added to the code) and merge them into the "
                              "existing file, whose other schemes are kept; today's code must be the file's "
                              "calibrated code or certified equivalent to it (--certify-code)")
+    parser.add_argument("--steps", type=int, choices=[s for s in CURVE_STEPS if s != ExtrapolationConfig.steps],
+                        default=None, help="calibrate the steps sweep's checkpoint after this many steps (the swept "
+                                           "schemes, or --schemes among them) into the file's steps_sweep section")
     parser.add_argument("--run-id", default=uuid.uuid4().hex, help=argparse.SUPPRESS)
     parser.add_argument("--job", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -181,16 +196,20 @@ def main() -> None:
         return certify_code(args, args.certify_code)
     if min(args.seeds, args.alibi_seeds, args.control_seeds) < 2 or args.jobs < 1:
         parser.error("every seed count must be at least 2 (a spread needs two values), --jobs at least 1")
-    schemes = args.schemes or SCHEMES
-    if args.schemes:
+    schemes = args.schemes or (SWEPT_SCHEMES if args.steps else SCHEMES)
+    if args.steps and set(schemes) - set(SWEPT_SCHEMES):
+        parser.error(f"--steps calibrates the steps sweep, whose schemes are {', '.join(SWEPT_SCHEMES)}")
+    if args.schemes or args.steps:
         base = read_calibration(args.out)
-        if calibrated := sorted(set(args.schemes) & set(base["runs"])):
+        if not args.steps and (calibrated := sorted(set(args.schemes) & set(base["runs"]))):
             parser.error(f"{', '.join(calibrated)} already calibrated in {args.out}: --schemes adds schemes new to "
                          "the code; to recalibrate one, rerun the full calibration")
         code = cache.code_digest(TRAINING_CODE)
         if code != base["training_code"] and code not in base.get("equivalent_training_code", {}):
             parser.error(f"today's training code {code[:12]} is not the calibrated one of {args.out}: certify it "
                          "first (--certify-code 42) or recalibrate every scheme")
+        if args.steps and (missing := sorted(set(schemes) - set(base["runs"]))):
+            parser.error(f"{', '.join(missing)} not calibrated at the protocol's steps yet: run --schemes first")
     limit = {s: args.control_seeds if s in CONTROL_SCHEMES else args.alibi_seeds if s.startswith("alibi")
              else args.seeds for s in schemes}
     plan = [(scheme, seed) for seed in range(1, args.seeds + 1) for scheme in schemes if seed <= limit[scheme]]
@@ -220,11 +239,19 @@ def main() -> None:
     noise = {scheme: {name: noise_components(v, values.get(f"{name}_eval_se"))
                       for name, v in values.items() if not name.endswith("_eval_se")}
              for scheme, values in per_scheme.items()}
+    stamp = {"code": cache.code_digest(TRAINING_CODE), "torch": torch.__version__,
+             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    if args.steps:  # one section per budget; a scheme's values are replaced whole, the others kept
+        section = base.setdefault("steps_sweep", {}).setdefault(str(args.steps), {"seeds": {}, "runs": {}, "noise": {}})
+        for key, part in (("seeds", seeds), ("runs", per_scheme), ("noise", noise)):
+            section[key] |= part
+        section.setdefault("schemes", {}).update({s: stamp for s in schemes})
+        write_text_atomic(args.out, json.dumps(base, indent=1, ensure_ascii=False) + "\n")
+        return print(f"merged the {args.steps}-step checkpoint into {args.out}: seeds per scheme "
+                     + ", ".join(f"{s} {len(v)}" for s, v in seeds.items()), file=sys.stderr)
     if args.schemes:
         for key, part in (("seeds", seeds), ("runs", per_scheme), ("noise", noise)):
             base[key] |= part
-        stamp = {"code": cache.code_digest(TRAINING_CODE), "torch": torch.__version__,
-                 "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
         base.setdefault("added_schemes", {}).update({s: stamp for s in schemes})
         write_text_atomic(args.out, json.dumps(base, indent=1, ensure_ascii=False) + "\n")
         return print(f"merged into {args.out}: seeds per scheme " + ", ".join(f"{s} {len(v)}" for s, v in seeds.items()),

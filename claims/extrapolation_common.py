@@ -43,3 +43,14 @@ def _noise(cal: Calibration, scheme: str, quantity: str, seeds: list[int]) -> tu
 
 
 POST_RUNS = {"learned": (100.0, 52.4), "sinusoidal": (100.0, 50.8), "relative": (100.0, 76.6)}  # % at 20, 40
+
+
+def _drop_noise(cal: Calibration, scheme: str, L: int, seeds: list[int]) -> tuple[float, dict]:
+    """The SD of a mean over ``seeds`` of ``acc{L} − acc20``, and details: where it comes from and how many
+    calibration seeds fell below the :data:`KEEPS` bound (a heavy tail shows there, not in the SD)."""
+    sd = cal.diff_sd((scheme, f"acc{L}"), (scheme, "acc20"), seeds=len(seeds))
+    drops = [b - a for a, b in zip(cal.values(scheme, "acc20"), cal.values(scheme, f"acc{L}"))]
+    below = sum(d < KEEPS.bound for d in drops)
+    return sd, {"noise": f"SD of acc{L} − acc20 over {len(drops)} calibration seeds of {scheme}{cal.note}",
+                f"calibration seeds below {KEEPS.bound:g} pp": f"{below} of {len(drops)} (worst {min(drops):.1f} pp)",
+                "seeds": len(seeds)}

@@ -13,10 +13,21 @@ import statistics
 
 import pytest
 
-from extrapolation_common import DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, SWEEP_STEPS, _mean, _noise
+from extrapolation_common import (
+    DEVIATION,
+    KEEPS,
+    LEARNS,
+    POST_RUNS,
+    REPRODUCE,
+    SOURCE,
+    SWEEP_STEPS,
+    _drop_noise,
+    _mean,
+    _noise,
+)
 from llm_claims_harness.declare import Case, Revision, at_most, claim
 from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_lab.extrapolation import CURVE_STEPS, SWEPT_SCHEMES, Calibration, load_calibration, measure
+from llm_claims_lab.extrapolation import CLIP_DISTANCE, CURVE_STEPS, SWEPT_SCHEMES, load_calibration, measure
 from llm_claims_lab.stats import proportion_interval
 
 # Requested through `request` by the shared checks; named here so session setup sees every user of the lab
@@ -24,21 +35,16 @@ from llm_claims_lab.stats import proportion_interval
 pytestmark = pytest.mark.usefixtures("extrapolation_lab")
 
 
-def _drop_noise(cal: Calibration, scheme: str, L: int, seeds: list[int]) -> tuple[float, dict]:
-    """The SD of a mean over ``seeds`` of ``acc{L} − acc20``, and details: where it comes from and how many
-    calibration seeds fell below the :data:`KEEPS` bound (a heavy tail shows there, not in the SD)."""
-    sd = cal.diff_sd((scheme, f"acc{L}"), (scheme, "acc20"), seeds=len(seeds))
-    drops = [b - a for a, b in zip(cal.values(scheme, "acc20"), cal.values(scheme, f"acc{L}"))]
-    below = sum(d < KEEPS.bound for d in drops)
-    return sd, {"noise": f"SD of acc{L} − acc20 over {len(drops)} calibration seeds of {scheme}{cal.note}",
-                f"calibration seeds below {KEEPS.bound:g} pp": f"{below} of {len(drops)} (worst {min(drops):.1f} pp)",
-                "seeds": len(seeds)}
-
-
 BEYOND_SOURCE = "Post A, exp. 3 closing ('ALiBi, RoPE … 이 문제를 완전히 끝내기 위해'); beyond the post"
-FINDINGS = "calibration/extrapolation.json, seeds 1–20 (the run's are 42 …)"
 _CAL = load_calibration()
-FINDINGS_CODE = _CAL["training_code"]  # the training code those seeds were measured under
+
+
+def _findings(scheme: str) -> tuple[str, str]:
+    """The committed evidence of a revised row of ``scheme`` and the training code it was measured under: its
+    calibration seeds, and the code the scheme was calibrated under (a scheme added later records its own)."""
+    seeds = _CAL["seeds"][scheme]
+    code = _CAL.get("added_schemes", {}).get(scheme, {}).get("code", _CAL["training_code"])
+    return f"calibration/extrapolation.json, {scheme} seeds {seeds[0]}–{seeds[-1]} (the run's are 42 …)", code
 # A row whose calibration seeds are bimodal — some collapse below the KEEPS bound while most keep their
 # accuracy — is judged as a failure rate over the run's seeds, not as a mean with a Gaussian band that such a
 # sample does not have (rope at 80: 2 of 20 calibration seeds lose 12.6 and 21.5 pp, 18 lose at most 0.9).
@@ -75,20 +81,25 @@ BEYOND = {  # scheme -> claim id, kind, how it is built, where the expectation c
            {"len80": "at 4× the training length every calibration seed loses more than 5 pp (at 2× it keeps its "
                      "accuracy, as pre-registered)"}),
     "relative_clipped": ("extrap.relative_clipped", "beyond",
-                         "a clipped scalar bias: post A's per-offset scalar with offsets clipped to ±19, the trained "
-                         "range, so only the two corner pairs train the shared edge scalar (Shaw et al. 2018 clip "
-                         "learned key and value vectors, not a scalar logit bias, at k = 16 within sentences far "
-                         "longer than k: a clip inside the trained range is not built here)",
-                         "Shaw, Uszkoreit, Vaswani 2018: clipping lets the model generalise to unseen distances "
-                         "(no literature result at this scale)",
-                         {f"len{L}": f"every calibration seed loses more than 5 pp at length {L}: the shared edge "
-                                     "scalar of ±19 is trained as a near offset, not a far one" for L in (40, 80)}),
+                         f"a clipped scalar bias: post A's per-offset scalar with offsets clipped to ±{CLIP_DISTANCE} "
+                         f"(Shaw et al. 2018 §4.1's k), inside the trained offsets ±19, so every offset from "
+                         f"{CLIP_DISTANCE} to 19 trains the shared far scalar (Shaw et al. clip learned key and value "
+                         "vectors, not a scalar logit bias; the vector form is not built here)",
+                         "Shaw, Uszkoreit, Vaswani 2018, §4.3 and Table 2: with the distance clipped, BLEU is flat for "
+                         "every k ≥ 2; a clipped offset past the training length reuses a trained entry",
+                         {"len80": "every calibration seed loses more than 5 pp at 80 (11.7–12.5 pp; at 40 at most "
+                                   "1 pp): at 4× the training length it does not keep its accuracy"}),
     "alibi_symmetric": ("extrap.alibi_symmetric", "control",
                         "ALiBi's 8 slopes without the mask: the symmetric bias −m·|j − i|",
                         "design: −m·|j − i| is the same for a left and a right neighbour, and token content "
                         "cannot tell them apart, so the right-neighbour task cannot be learned",
                         {"len20": "refuted"}),
 }
+
+
+REBUILT = {"relative_clipped": f"clipped at ±{CLIP_DISTANCE}, inside the trained offsets, calibrated anew (seeds 1–5); "
+                               "v2 clipped at ±19, where only the two corner pairs trained the far scalar, and every "
+                               "calibration seed lost more than 5 pp at 40 and 80"}
 
 
 def _expectation(scheme: str, row: str) -> dict:
@@ -100,7 +111,7 @@ def _expectation(scheme: str, row: str) -> dict:
     if kind == "control":
         return {"expect": changed[row], "expect_source": source}
     return {"expect": "refuted", "expect_source": f"finding of the calibration seeds: {changed[row]}",
-            "revised": Revision("holds", source, changed[row], FINDINGS, FINDINGS_CODE)}
+            "revised": Revision("holds", source, changed[row], *_findings(scheme))}
 
 
 def _beyond_claim(scheme: str, lengths: tuple[int, ...] = (20, 40, 80)):
@@ -124,9 +135,9 @@ def _beyond_claim(scheme: str, lengths: tuple[int, ...] = (20, 40, 80)):
     return claim(id=claim_id, source=BEYOND_SOURCE, kind=kind,
                  statement=f"{what}: trained at 20 with the post's budget (3000 Adam steps, lr 1e-3, batch 256), it "
                            "learns the task and keeps its accuracy at 40 and 80.",
-                 cases=cases, version=3 if rates else 2,
+                 cases=cases, version=3 if rates or scheme in REBUILT else 2,
                  version_note=(f"v3: {', '.join(rates)} judged as a failure rate over seeds (its calibration seeds are "
-                               "bimodal); v2: " if rates else "")
+                               "bimodal); v2: " if rates else f"v3: {REBUILT[scheme]}; v2: " if scheme in REBUILT else "")
                               + "each scheme as its paper defines it (ALiBi: 8 heads, reference slopes, mirrored "
                               "mask; T5: max_distance scaled to the training length); effect-size tolerances; "
                               "noise from a 20-seed calibration"
@@ -234,13 +245,15 @@ def _sweep_case(scheme: str) -> Case:
     statement=f"A scheme's length-40 verdict does not depend on the training budget: judged again after "
               f"{SWEEP_STEPS:,} steps (2× the post's), with the same tolerance as its length-40 row.",
     cases={s: _sweep_case(s) for s in SWEPT_SCHEMES},
-    version=1,
     deviation=f"One training run per scheme with checkpoints at {', '.join(map(str, CURVE_STEPS))} steps, each "
-              "evaluated like a run of that many steps; the 3000-step checkpoint is the protocol's run. Noise: the "
-              "calibration's at 3000 steps (no calibration of the longer budget). " + DEVIATION,
+              f"evaluated like a run of that many steps; the 3000-step checkpoint is the protocol's run. Noise: the "
+              f"calibration of the {SWEEP_STEPS:,}-step checkpoint (calibration seeds 1–5). " + DEVIATION,
+    version=2,
+    version_note=f"v2: noise from a calibration at {SWEEP_STEPS:,} steps (v1 took the 3000-step SD); the clipped bias "
+                 f"at k = {CLIP_DISTANCE}",
 )
 def test_steps_sweep(verify, extrapolation_lab, calibration, seeds, case):
-    scheme = case
+    scheme, calibration = case, calibration.at_steps(SWEEP_STEPS)
     curves = extrapolation_lab.curves([scheme], seeds)
     curve = {f"acc40 @ {s} steps": statistics.fmean(c[s].total(40) for c in curves) for s in CURVE_STEPS}
     acc40 = _mean(extrapolation_lab, scheme, seeds, "acc40", sweep=True)

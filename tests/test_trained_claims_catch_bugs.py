@@ -52,8 +52,8 @@ def plant(source, schemes):
     WeightCache.fetch_many = fetch_mutated
 """
 FILES = ["test_extrapolation.py", "test_extrapolation_mechanisms.py", "test_extrapolation_beyond.py",
-         "extrapolation_common.py"]
-MAIN, MECHANISMS, BEYOND = (f"{name}::" for name in FILES[:3])
+         "test_extrapolation_footing.py", "extrapolation_common.py"]
+MAIN, MECHANISMS, BEYOND, FOOTING = (f"{name}::" for name in FILES[:4])
 
 MUTATIONS = {
     # the relative bias indexed by the key's absolute position j instead of the offset j − i
@@ -99,6 +99,13 @@ MUTATIONS = {
             return fetch(self, plan, checkpoints)
         ExtrapolationLab._fetch = without_mask
         """, (), [BEYOND + "test_alibi[len20]"], {"extrap.alibi[len20]"}),
+    # the masked footing trained without its mask: the model is the mask-free one, so the footing's verdict would
+    # copy the mask-free row's, as expected. The row's own guard (attention left of the query must be 0) errors it
+    "footing_mask_dropped": ("""
+        from llm_claims_lab.extrapolation import ExtrapolationModel
+        ExtrapolationModel._mask = lambda self, T, device: None
+        """, ("relative_masked",), [FOOTING + "test_masked_footing[relative_masked]"],
+        {"extrap.masked_footing[relative_masked]"}),
 }
 
 

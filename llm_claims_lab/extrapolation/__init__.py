@@ -55,7 +55,12 @@ from llm_claims_lab.extrapolation.evaluation import (
 from llm_claims_lab.extrapolation.model import (
     ALIBI_HEADS,
     BEYOND_SCHEMES,
+    CLIP_DISTANCE,
+    CLIP_SCHEMES,
+    CLIP_SWEEP,
     CONTROL_SCHEMES,
+    MASK,
+    MASKED_SCHEMES,
     NAIVE_SCHEMES,
     POST_SCHEMES,
     SCHEMES,
@@ -75,7 +80,8 @@ from llm_claims_lab.extrapolation.training import (
 from llm_claims_lab.figures import plot_accuracy_by_position
 
 __all__ = [
-    "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
+    "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "CLIP_DISTANCE", "CLIP_SCHEMES", "CLIP_SWEEP", "MASK",
+    "MASKED_SCHEMES", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
     "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "NAIVE_SCHEMES", "POST_SCHEMES", "SCHEMES",
     "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
     "ExtrapolationModel", "PerLength", "Run", "calibration_path", "correct_with_offsets_masked", "data_generator",

@@ -109,6 +109,23 @@ class Calibration:
         where = f"{path.name}: {data['device']}, torch {data['torch']}"
         return cls(data, note=f" ({where}{'; ' + '; '.join(notes) if notes else ''})")
 
+    def at_steps(self, steps: int) -> Calibration:
+        """The calibration of the steps sweep's checkpoint after ``steps`` training steps (the file's
+        ``steps_sweep`` section, written by ``calibrate_extrapolation.py --steps``), with the same methods;
+        itself at the protocol's step count.
+
+        Raises:
+            KeyError: the file holds no calibration after ``steps`` steps.
+        """
+        if steps == self.data["protocol"]["steps"]:
+            return self
+        section = self.data.get("steps_sweep", {}).get(str(steps))
+        if section is None:
+            raise KeyError(f"no calibration after {steps} steps; run `python calibration/calibrate_extrapolation.py "
+                           f"--steps {steps}`")
+        return Calibration({**self.data, "runs": section["runs"], "noise": section["noise"]},
+                           note=f" (after {steps:,} steps){self.note}")
+
     def values(self, scheme: str, quantity: str) -> list[float]:
         """Per-seed values of :func:`~llm_claims_lab.extrapolation.evaluation.measures` ``quantity`` for
         ``scheme``."""

@@ -39,7 +39,12 @@ POST_SCHEMES = ("learned", "sinusoidal", "relative")  # post A's three: --pe lea
 BEYOND_SCHEMES = ("alibi", "rope", "t5", "relative_clipped")  # what post A says fixes the failure
 CONTROL_SCHEMES = ("alibi_symmetric",)  # ALiBi without the mask that gives it a direction
 NAIVE_SCHEMES = ("raw_integer",)  # post A's dismissed first idea: add the numbers 1, 2, 3, … ('학습이 망가집니다')
-SCHEMES = POST_SCHEMES + BEYOND_SCHEMES + CONTROL_SCHEMES + NAIVE_SCHEMES
+CLIP_DISTANCE = 16  # relative_clipped's k: Shaw et al. 2018 §4.1 (k = 16), inside the trained offsets ±19
+CLIP_SWEEP = (2, 4, 8)  # further clip widths k (Shaw et al. 2018, Table 2: BLEU flat for k ≥ 2), beside 16
+CLIP_SCHEMES = tuple(f"relative_clipped_k{k}" for k in CLIP_SWEEP)
+MASK = "_masked"  # suffix of a scheme trained on ALiBi's footing: keys j < i masked, the mask mirrored to the task
+MASKED_SCHEMES = tuple(s + MASK for s in ("learned", "sinusoidal", "relative", "rope", "t5", "relative_clipped"))
+SCHEMES = POST_SCHEMES + BEYOND_SCHEMES + CONTROL_SCHEMES + NAIVE_SCHEMES + CLIP_SCHEMES + MASKED_SCHEMES
 SWEPT_SCHEMES = POST_SCHEMES + BEYOND_SCHEMES  # schemes with a verdict at 40 whose budget dependence is shown
 ALIBI_HEADS = 8  # ALiBi's slopes are defined for H heads (Press et al. 2022 use 8 and more); D/H = 16 each
 
@@ -64,6 +69,17 @@ class ExtrapolationConfig:
             raise ValueError(f"train_len must be in [2, max_len={self.max_len}], got {self.train_len}")
 
     @property
+    def base_scheme(self) -> str:
+        """The positional scheme without the footing: ``scheme`` less the :data:`MASK` suffix."""
+        return self.scheme.removesuffix(MASK)
+
+    @property
+    def right_mask(self) -> bool:
+        """Whether keys ``j < i`` are masked, as ALiBi's mirrored mask does (a ``*_masked`` scheme; ALiBi's
+        own bias carries its mask)."""
+        return self.scheme.endswith(MASK)
+
+    @property
     def num_heads(self) -> int:
         """Attention heads: :data:`ALIBI_HEADS` for ALiBi (its slopes are a per-head geometric sequence),
         else one, as in the post. The heads split ``Wq, Wk, Wv``'s columns, so parameters are the same."""
@@ -74,7 +90,7 @@ class ExtrapolationConfig:
         """Evaluation lengths, in the order their batches are drawn: the post's 20 and 40, and 80 for
         the schemes beyond the post (the post's learned table and relative bias stop at 40)."""
         lens = (self.train_len, self.max_len)
-        return lens if self.scheme in POST_SCHEMES + NAIVE_SCHEMES else lens + (2 * self.max_len,)
+        return lens if self.scheme not in BEYOND_SCHEMES + CONTROL_SCHEMES else lens + (2 * self.max_len,)
 
 
 def positional_scheme(config: ExtrapolationConfig) -> nn.Module:
@@ -82,26 +98,31 @@ def positional_scheme(config: ExtrapolationConfig) -> nn.Module:
 
     ``learned``: post A's ``max_len``-row table (``randn·0.02``); ``sinusoidal``: the interleaved
     formula; ``relative``: post A's ``2·max_len − 1`` scalars; ``relative_clipped``: one scalar per
-    offset clipped to the trained range ``±(train_len − 1)`` (Shaw et al. 2018); ``t5``: T5's 32
+    offset clipped to ``±k``, :data:`CLIP_DISTANCE` (Shaw et al. 2018 clip learned vectors at k = 16; here a
+    scalar bias), inside the trained offsets ``±(train_len − 1)`` so the shared far scalar is trained on
+    every offset from k to 19; ``relative_clipped_k<k>``: the same with another k (:data:`CLIP_SWEEP`); ``t5``: T5's 32
     buckets with ``max_distance`` scaled to the training length (T5 trains at 512 with 128; here
     ``max_distance = train_len``, so the log-spaced buckets cover exactly the trained offsets and every
     longer offset shares the last trained bucket); ``alibi``: ALiBi's reference slopes for
     :data:`ALIBI_HEADS` heads, direction from a mask mirrored to the task (keys ``j ≥ i``);
     ``alibi_symmetric``: the same slopes, no mask (control); ``rope``: RoPE on queries and keys;
     ``raw_integer``: the raw numbers 1, 2, 3, … added on every channel (post A's dismissed first idea).
+    A ``*_masked`` scheme (:data:`MASKED_SCHEMES`) is its base scheme; the model adds the mask.
     """
     c = config
+    if c.base_scheme.startswith("relative_clipped_k"):
+        return ClippedRelativePositionBias(int(c.base_scheme.removeprefix("relative_clipped_k")))
     return {
         "learned": lambda: LearnedPositionalEmbedding(c.max_len, c.d_model),
         "sinusoidal": lambda: SinusoidalPositionalEncoding(c.d_model),
         "relative": lambda: RelativePositionBias(c.max_len),
-        "relative_clipped": lambda: ClippedRelativePositionBias(c.train_len - 1),
+        "relative_clipped": lambda: ClippedRelativePositionBias(CLIP_DISTANCE),
         "t5": lambda: T5RelativePositionBias(num_heads=1, max_distance=c.train_len),
         "alibi": lambda: ALiBiBias(c.num_heads, direction="right"),
         "alibi_symmetric": lambda: ALiBiBias(c.num_heads, direction=None),
         "rope": lambda: RotaryPositionEmbedding(),
         "raw_integer": lambda: RawIntegerPositions(c.d_model),
-    }[c.scheme]()
+    }[c.base_scheme]()
 
 
 class ExtrapolationModel(nn.Module):
@@ -154,8 +175,10 @@ class ExtrapolationModel(nn.Module):
         kind, device = self.pos.kind, x.device
         if kind == "additive":
             h = h + self.pos(T)
+        mask = self._mask(T, device)  # [1, T, T] or None
         if H == 1:
             bias = self.pos(T, T) if kind == "bias" else None  # [1, T, T]
+            bias = mask if bias is None else bias if mask is None else bias + mask
             rope = torch.arange(T, device=device) if kind == "rotary" else None
             return self.out(self.attn(h, bias=bias, rope_positions=rope))
         split = lambda w: (h @ w).view(B, T, H, D // H).transpose(1, 2)  # noqa: E731  [B, H, T, D/H]
@@ -164,8 +187,23 @@ class ExtrapolationModel(nn.Module):
         heads = logits.softmax(-1) @ v  # [B, H, T, D/H]
         return self.out(heads.transpose(1, 2).reshape(B, T, D))
 
+    def _mask(self, T: int, device: torch.device) -> torch.Tensor | None:
+        """The footing's mask ``[1, T, T]`` (``−inf`` on keys ``j < i``, else 0) when ``config.right_mask``,
+        else None: ALiBi's mirrored mask (:class:`~llm_claims_lab.positional.ALiBiBias`) for any scheme."""
+        if not self.config.right_mask:
+            return None
+        offset = relative_offsets(T, T, device=device)  # [T, T]: j − i
+        return torch.zeros(1, T, T, device=device).masked_fill(offset < 0, float("-inf"))
+
     def _logits_and_values(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Attention logits ``[B, H, T, T]`` and value rows already mapped to the vocabulary ``[B, H, T, V]``."""
+        """Attention logits ``[B, H, T, T]`` (the footing's mask added) and value rows already mapped to the
+        vocabulary ``[B, H, T, V]``."""
+        logits, values = self._unmasked_logits_and_values(x)
+        mask = self._mask(x.shape[1], x.device)
+        return (logits if mask is None else logits + mask), values
+
+    def _unmasked_logits_and_values(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`_logits_and_values` before the footing's mask."""
         T = x.shape[1]
         V, D, H = self.config.vocab_size, self.config.d_model, self.config.num_heads
         E, Wq, Wk, Wv = self.tok_emb.weight, self.attn.Wq, self.attn.Wk, self.attn.Wv  # [V, D], [D, D] ×3

@@ -21,7 +21,7 @@ from llm_claims_lab.extrapolation.evaluation import (
     eval_generator,
     evaluate_batch,
 )
-from llm_claims_lab.extrapolation.model import ExtrapolationConfig
+from llm_claims_lab.extrapolation.model import CLIP_DISTANCE, ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE, initial_model, train
 
 CURVE_STEPS = (750, 1500, 3000, 6000)  # training budgets of the steps sweep: ¼× … 2× the protocol's 3000
@@ -96,6 +96,8 @@ class ExtrapolationLab:
         """The cache entry of one training run: ``config`` for ``seed``, weights saved at ``checkpoints``."""
         spec = {**dataclasses.asdict(config), "num_heads": config.num_heads, "seed": seed,
                 "checkpoints": sorted(checkpoints)}
+        if config.base_scheme == "relative_clipped":  # a module constant, not in the training code's source
+            spec["clip_distance"] = CLIP_DISTANCE
         name = f"extrapolation-{config.scheme}-seed{seed}" + ("-curve" if checkpoints else "")
         return cache.Entry(name, cache.fingerprint(spec, code=TRAINING_CODE, device=self.device),
                            lambda progress: train(config, seed, self.device, checkpoints=checkpoints,
