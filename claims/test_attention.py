@@ -1,5 +1,7 @@
 """Position inside attention: order-blindness without PE, RoPE's relative scores, insertion invariance.
 
+The score's decay with distance (ALiBi, RoPE) is ``test_score_decay.py``.
+
 Post A, "위치: 순환을 버린 대가" (ref. part 5); post B, "position 정보가 attention 안에서 쓰이는 방식",
 "요즘 모델은 RoPE를 더 많이 쓴다", figure 3.
 """
@@ -7,10 +9,9 @@ Post A, "위치: 순환을 버린 대가" (ref. part 5); post B, "position 정�
 import torch
 
 from llm_claims_lab.attention import SingleHeadSelfAttention
-from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
-from llm_claims_lab.positional import (ALiBiBias, LearnedPositionalEmbedding, RelativePositionBias, apply_rope,
-                                 relative_offsets, sinusoidal_table)
-from llm_claims_lab.stats import standard_error
+from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
+from llm_claims_lab.positional import (LearnedPositionalEmbedding, RelativePositionBias, apply_rope,
+                                 sinusoidal_table)
 
 FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values; a position-dependent "
                               "computation differs by O(0.1–10)")
@@ -25,6 +26,8 @@ FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values;
     cases={
         "without_pe": Case(
             statement="no positional encoding: the residual is rounding noise.", kind="post",
+            quote=Quote("5편 실험 1에서 우리는 셀프어텐션이 순서를 완전히 잃어버린다는 것을 수치로 증명했고",
+                        "in part 5, exp. 1, we proved numerically that self-attention loses order completely"),
             expect_source="post A, '위치: 순환을 버린 대가' (recalling part 5, exp. 1) and post B's introduction: "
                           "self-attention alone compares the whole input at once and cannot see order"),
         "with_sinusoidal_pe": Case(
@@ -58,9 +61,10 @@ def test_order_blind_without_pe(verify, case, generator):
         "same_offset_spread": Case(
             statement="largest spread (max − min) of the score over pairs with the same offset m − n.",
             kind="post",
-            expect_source="post B: 'RoPE는 query와 key 벡터를 position에 따라 회전시킨다. 이 방식은 상대 위치 정보를 "
-                          "attention score 안에 더 직접적으로 넣는다'; Su et al. 2021 (RoFormer): "
-                          "R_m^T R_n = R_(n−m)"),
+            quote=Quote("RoPE는 query와 key 벡터를 position에 따라 회전시킨다. 이 방식은 상대 위치 정보를 attention score 안에 "
+                        "더 직접적으로 넣는다", "RoPE rotates the query and key vectors by position; this puts "
+                        "relative position information more directly into the attention score"),
+            expect_source="post B's sentence (the quote); Su et al. 2021 (RoFormer): R_m^T R_n = R_(n−m)"),
         "varies_with_offset": Case(
             statement="control: the score does change with the offset (range of the per-offset score ≥ 0.1).",
             tolerance=at_least(0.1, "|q·k| ~ √64·1 = 8 for unit-normal q, k: rotations by different "
@@ -84,10 +88,13 @@ def test_rope_score_depends_only_on_offset(verify, case, generator):
         verify((means.max() - means.min()).item())
 
 
-SCHEMES = ["relative_bias", "rope", "sinusoidal", "learned"]
 CHANGED = at_least(1e-3, "six orders above float64 noise; position terms of size ~1 move logits by O(0.1–1)")
 MID_SOURCE = ("post B, after figure 3 ('밥을 다음에 동사가 온다는 구조는 유지된다'): with 정말 inserted after the first "
               "word, the verb's absolute position moves and the verb still follows 밥을")
+FRONT_QUOTE = Quote("그림 3. 문장 앞에 토큰이 끼어들면 절대 position은 밀리지만, 주변 토큰과의 상대 관계는 유지된다", "figure 3: "
+                    "a token cut in at the front pushes absolute positions back, but relations to nearby tokens stay")
+MID_QUOTE = Quote("나는 정말 오늘 밥을 먹었다에서는 5번 위치로 밀린다. 절대 위치는 달라졌지만 밥을 다음에 동사가 온다는 구조는 유지된다", "in 나는 "
+                  "정말 오늘 밥을 먹었다 it moves to 5; the absolute position changed, the verb still comes after 밥을")
 STRADDLE_SOURCE = ("arithmetic: a pair that straddles the inserted token is one position further apart, and these "
                    "schemes' logit is a function of the offset (Shaw et al. 2018; Su et al. 2021)")
 
@@ -100,8 +107,8 @@ STRADDLE_SOURCE = ("arithmetic: a pair that straddles the inserted token is one 
               "Measured: max |logit change| over the original token pairs (T=6 → 7, D=64, float64).",
     tolerance=FLOAT64_NOISE,
     kind="post",
-    expect_source="post B, figure 3: '문장 앞에 토큰이 끼어들면 절대 position은 밀리지만, 주변 토큰과의 상대 관계는 "
-                  "유지된다' (a token inserted in front shifts absolute positions, relative ones stay)",
+    quote=FRONT_QUOTE,
+    expect_source="post B, figure 3 (the quote): a token inserted in front shifts absolute positions, relative ones stay",
     cases={
         "relative_bias": Case(statement="in front (figure 3); per-offset relative bias (post A's rel, random "
                                         "entries): unchanged."),
@@ -114,13 +121,15 @@ STRADDLE_SOURCE = ("arithmetic: a pair that straddles the inserted token is one 
             tolerance=CHANGED),
         "mid_relative_bias": Case(
             statement="after the first token (post B's 정말); relative bias: logits among the tokens after the "
-                      "insertion (the post's 밥을 → 먹었다) unchanged.", expect_source=MID_SOURCE),
+                      "insertion (the post's 밥을 → 먹었다) unchanged.", expect_source=MID_SOURCE, quote=MID_QUOTE),
         "mid_rope": Case(statement="after the first token; RoPE: logits among the tokens after it unchanged.",
-                         expect_source=MID_SOURCE),
+                         expect_source=MID_SOURCE, quote=MID_QUOTE),
         "mid_sinusoidal": Case(statement="after the first token; sinusoidal PE: logits among the tokens after "
-                                         "it changed (≥ 1e-3).", tolerance=CHANGED, expect_source=MID_SOURCE),
+                                         "it changed (≥ 1e-3).", tolerance=CHANGED, expect_source=MID_SOURCE,
+                               quote=MID_QUOTE),
         "mid_learned": Case(statement="after the first token; learned table: logits among the tokens after it "
-                                      "changed (≥ 1e-3).", tolerance=CHANGED, expect_source=MID_SOURCE),
+                                      "changed (≥ 1e-3).", tolerance=CHANGED, expect_source=MID_SOURCE,
+                            quote=MID_QUOTE),
         "mid_straddling_relative_bias": Case(
             statement="after the first token; relative bias: logits between the first token and the tokens "
                       "after the insertion do change (≥ 1e-3): relative relations survive only on one side.",
@@ -176,112 +185,3 @@ def test_relative_survives_insertion(verify, case, generator):
     else:  # among the tokens after the insertion
         change = (after - before)[1:, 1:]  # [T − 1, T − 1]
     verify(change.abs().max().item())
-
-
-@claim(
-    id="pe.rel.offset_count",
-    source="Post A, exp. 3 '(2) 간격별 가산표 만들기' ('39칸까지 총 77개의 간격', Lte=40)",
-    statement="With 40 positions the offsets j − i run from −39 to 39: 79 of them, the size of the post's own "
-              "bias table (2·Lte − 1); the post counts 77. Measured: distinct offsets among all 40×40 "
-              "query–key pairs.",
-    post_value=77, unit="offsets",
-    tolerance=exact("a count"),
-    kind="post", expect="refuted",
-    expect_source="arithmetic: 39 to the left + offset 0 + 39 to the right = 2·40 − 1 = 79 (the post's code "
-                  "allocates 2·Lte − 1 = 79 entries); without offset 0 it would be 78, never 77",
-)
-def test_relative_offset_count(verify):
-    offsets = relative_offsets(40, 40)  # [T, T]: j − i
-    verify(int(offsets.unique().numel()),
-           details={"offsets from, to": [int(offsets.min()), int(offsets.max())],
-                    "post's table size 2·Lte − 1": 2 * 40 - 1, "77 is 2·39 − 1, the count for 39 positions": 77})
-
-
-DECAY_GAPS, ROPE_DIM = 64, 128  # gaps 0–63 as post A's L=64; D=128 as post A's d, so θ_i = ω_i of its table
-DECAY_SOURCE = ("post A, exp. 3 ('거리가 멀어질수록 수학적으로 가산점을 깎아'): ALiBi and RoPE lower the score with "
-                "distance, without training")
-
-
-def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """Score of q at position g against k at position 0, for g = 0 … DECAY_GAPS − 1: ``[N, G]`` for
-    ``q, k: [N, D]`` (float64)."""
-    return torch.stack([(apply_rope(q[:, None], torch.tensor([g]))[:, 0] * k).sum(-1)
-                        for g in range(DECAY_GAPS)], dim=1)  # [N, G]
-
-
-@claim(
-    id="pos.score_decreases_with_distance",
-    source="Post A, exp. 3 closing ('거리가 멀어질수록 수학적으로 가산점을 깎아', ALiBi, RoPE)",
-    statement="Without training, ALiBi and RoPE lower the attention score as the distance grows (RoPE: D=128, "
-              "base 10,000, gaps 0–63, float64).",
-    kind="post",
-    cases={
-        "alibi": Case(
-            statement="ALiBi, 8 heads, reference slopes, symmetric form −m·|j − i|: the largest change of any "
-                      "head's bias from distance g to g + 1 is negative (a strict decrease).",
-            tolerance=at_most(0.0, "a strict decrease: every step must lower the bias", strict=True),
-            expect_source=DECAY_SOURCE + "; Press et al. 2022: the bias is −m·distance with every slope m > 0"),
-        "rope_q_equals_k_ones": Case(
-            statement="RoPE, q = k = all ones (every pair of norm² 2), score(g) = 2·Σ_i cos(g·θ_i): the literal "
-                      "reading, the score never rises from gap g to g + 1; measured: the largest rise.",
-            tolerance=at_most(1e-9, "monotone up to float64 rounding of sums of size ≤ 128"),
-            expect="refuted",
-            expect_source="arithmetic: Σ_i cos(g·θ_i) at D=128 rises from 42.344 at gap 11 to 42.381 at gap 12 "
-                          "(issue 10), so twice it rises too"),
-        "rope_q_equals_k_random": Case(
-            statement="RoPE, q = k ~ N(0, I), 4,096 draws: the mean score per gap; the largest rise of that mean "
-                      "from gap g to g + 1.",
-            tolerance=at_most(1e-9, "monotone up to float64 rounding"),
-            expect="refuted",
-            expect_source="arithmetic: E[score(g)] = Σ_i E|pair_i|²·cos(g·θ_i) = 2·Σ_i cos(g·θ_i), the "
-                          "non-monotone curve of the all-ones case"),
-        "rope_q_equals_k_peak_at_gap0": Case(
-            statement="The reading that holds: for q = k = all ones, every gap's score is below gap 0's: the "
-                      "smallest of score(0) − score(g) over gaps 1–63.",
-            tolerance=at_least(0.0, "strictly below: float64 errs by ~1e-13 on sums of size 128", strict=True),
-            expect_source="arithmetic: score(g) = Σ_i |pair_i|²·cos(g·θ_i) < Σ_i |pair_i|² = score(0) unless "
-                          "every g·θ_i is a multiple of 2π, impossible for θ_0 = 1 rad and g ≥ 1"),
-        "rope_random_qk": Case(
-            statement="RoPE, independent q, k ~ N(0, I), 20,000 draws: mean |score| at gap 1,000 divided by mean "
-                      "|score| at gap 1 (a decrease: at most 0.9).",
-            tolerance=at_most(0.9, "a magnitude 10 % lower: the smallest decay we would call 'lowering the "
-                                   "score'"),
-            expect="refuted",
-            expect_source="arithmetic: rotating an isotropic Gaussian k by any angle leaves its distribution "
-                          "unchanged, so score(g) has one distribution at every gap: ratio 1"),
-    },
-)
-def test_score_decreases_with_distance(verify, case, generator):
-    if case == "alibi":
-        bias = ALiBiBias(8, direction=None)(DECAY_GAPS, DECAY_GAPS)[:, 0].double()  # [H, G]: key at distance g
-        verify((bias[:, 1:] - bias[:, :-1]).max().item(), details={"slopes (−bias at distance 1)": (-bias[:, 1]).tolist()})
-    elif case == "rope_random_qk":
-        n = 20_000
-        q, k = torch.randn(2, n, ROPE_DIM, generator=generator, dtype=torch.float64)  # [N, D] each
-        near = (apply_rope(q[:, None], torch.tensor([1]))[:, 0] * k).sum(-1).abs()  # [N]
-        far = (apply_rope(q[:, None], torch.tensor([1000]))[:, 0] * k).sum(-1).abs()  # [N]
-        ratio = (far.mean() / near.mean()).item()
-        noise = ((far - ratio * near).std() / (n ** 0.5 * near.mean())).item()  # delta method
-        verify(ratio, noise=noise or None, details={"mean |score| at gap 1, 1000": [round(near.mean().item(), 3),
-                                                                           round(far.mean().item(), 3)]})
-    else:
-        n = 4096 if case == "rope_q_equals_k_random" else 1
-        q = (torch.randn(n, ROPE_DIM, generator=generator, dtype=torch.float64) if n > 1
-             else torch.ones(1, ROPE_DIM, dtype=torch.float64))  # [N, D]
-        scores = _rope_scores(q, q)  # [N, G]
-        if case == "rope_q_equals_k_peak_at_gap0":
-            verify((scores[0, 0] - scores[0, 1:]).min().item())
-            return
-        curve = scores.mean(0)  # [G]
-        rise = curve[1:] - curve[:-1]  # [G − 1]
-        g = int(rise.argmax())
-        first = int((rise > 1e-9).nonzero()[0])
-        details = {"largest rise at gaps": [g, g + 1], "first rise at gaps": [first, first + 1],
-                   "scores there": [round(curve[first].item(), 3), round(curve[first + 1].item(), 3)]}
-        if n > 1:
-            per_draw = scores[:, g + 1] - scores[:, g]  # [N]
-            details["draws whose own score never rises"] = int(((scores[:, 1:] - scores[:, :-1]) <= 1e-9)
-                                                               .all(1).sum())
-            verify(rise[g].item(), noise=standard_error(per_draw.std(), n).item(), details=details)
-        else:
-            verify(rise[g].item(), details=details)

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from llm_claims_harness.declare import Case, claim, exact
+from llm_claims_harness.declare import Case, Quote, claim, exact
 from llm_claims_lab.positional import sinusoidal_table
 
 
@@ -22,6 +22,8 @@ from llm_claims_lab.positional import sinusoidal_table
     kind="post",
     expect_source="post A: 'nn.Embedding은 원-핫 벡터와 행렬의 곱을 룩업으로 구현한 것에 불과합니다'; arithmetic: "
                   "1·w + 0·(other rows) = w exactly",
+    quote=Quote("nn.Embedding은 원-핫 벡터와 행렬의 곱을 룩업으로 구현한 것에 불과합니다.",
+                "nn.Embedding is nothing more than the product of a one-hot vector and a matrix, implemented as a lookup."),
 )
 def test_lookup_equals_onehot_matmul(verify, generator):
     table = nn.Embedding(1000, 64)
@@ -58,8 +60,17 @@ def _grad_after(passes: int, ids: torch.Tensor, target: torch.Tensor, seed: int,
     kind="post",
     expect_source="post A, (2) opt.zero_grad(): '파이토치는 … 기울기를 버리지 않고 계속 누적하는 특징이 있습니다' "
                   "(PyTorch keeps accumulating gradients across passes)",
-    cases={"without_zero_grad": Case(statement="two backward passes, no zero_grad: max |grad − 2·grad₁|."),
-           "with_zero_grad": Case(statement="zero_grad before each pass: max |grad − grad₁|.")},
+    cases={"without_zero_grad": Case(
+               statement="two backward passes, no zero_grad: max |grad − 2·grad₁|.",
+               quote=Quote("파이토치는 기본적으로 이전 루프에서 계산했던 수정 지시사항(기울기)을 버리지 않고 계속 누적하는 "
+                           "특징이 있습니다.", "By default PyTorch does not throw away the correction instructions "
+                           "(gradients) computed in the previous loop but keeps accumulating them.")),
+           "with_zero_grad": Case(
+               statement="zero_grad before each pass: max |grad − grad₁|.",
+               quote=Quote("따라서 새로운 문제에 대한 오답 노트를 쓰기 전에, 이전 단계의 메모를 지우개로 깨끗하게 지워주는 "
+                           "작업이 필수적입니다.", "So before writing the error notes for a new problem, wiping the "
+                           "previous step's notes clean with an eraser is essential (opt.zero_grad()).")),
+           },
 )
 def test_grad_accumulates(verify, case, generator, seed):
     ids = torch.randint(0, 50, (32, 8), generator=generator)  # [B, T]
@@ -83,8 +94,15 @@ def test_grad_accumulates(verify, case, generator, seed):
                   "'더할 것인가, 이어붙일 것인가': concatenating makes every later layer costlier",
     cases={
         "add_shape": Case(statement="tok_emb[ids] + pe[:T] with B=2, T=8, D=6 (post B) has shape [B, T, D].",
-                          post_value=[2, 8, 6]),
-        "concat_shape": Case(statement="cat(tok_emb[ids], pe[:T]) has shape [B, T, 2D].", post_value=[2, 8, 12]),
+                          post_value=[2, 8, 6],
+                          quote=Quote("x = token_embeddings + pe.unsqueeze(0) … print(x.shape) # torch.Size([2, 8, 6])",
+                                      "post B's code adds the [T, D] table to [B, T, D] token embeddings and prints "
+                                      "the shape [2, 8, 6]")),
+        "concat_shape": Case(statement="cat(tok_emb[ids], pe[:T]) has shape [B, T, 2D].", post_value=[2, 8, 12],
+                             quote=Quote("token embedding과 positional encoding을 concat하면 hidden size가 커지고 이후 "
+                                         "모든 projection matrix의 크기도 바뀐다.", "Concatenating the token embedding "
+                                         "and the positional encoding enlarges the hidden size and changes the size of "
+                                         "every later projection matrix too.")),
     },
     version=2,
     version_note="attention_params_ratio removed (issue 8): (2D)²/D² = 4 is arithmetic on torch's "
@@ -113,14 +131,27 @@ LENGTHS = [8, 16, 512]  # post B's seq_len=8, twice it, and BERT's 512
     kind="post",
     cases={
         "add_full_shape": Case(
-            statement="the literal reading: tok_emb[ids] + pe[:T] has the same shape at T=8 and T=16.",
-            post_value=True, expect="refuted",
-            expect_source="arithmetic: the input is [B, T, D] (post B prints its shapes so), and T is the length"),
+            statement="the literal reading, not the post's: 'input shape' taken as the whole tensor, "
+                      "tok_emb[ids] + pe[:T] has the same shape [B, T, D] at T=8 and T=16 (false by construction: "
+                      "T is one of its axes).",
+            post_value=True, expect="refuted", kind="literal",
+            expect_source="arithmetic: the input is [B, T, D] (post B prints its shapes so), and T is the length",
+            quote=Quote("sequence 길이가 바뀌어도 입력 shape가 그대로 유지된다.",
+                        "Even when the sequence length changes, the input shape stays as it is.")),
         "add_width": Case(
-            statement="what holds: the width of tok_emb[ids] + pe[:T] is D = 6 at every length.",
+            statement="the post's reading: adding keeps the input at the token embeddings' hidden size D, whatever "
+                      "the length: the width of tok_emb[ids] + pe[:T] is D = 6 at T = 8, 16 and 512. In context "
+                      "'shape' is the hidden size: the sentence follows 'hidden_size가 768이면 … 결과도 768차원이다' "
+                      "and is set against concatenation, which 'enlarges the hidden size'; post B itself prints the "
+                      "input as [batch, seq_len, hidden_size], so it does not claim the seq_len axis is fixed.",
             post_value=[6, 6, 6],
             expect_source="post B: 'hidden_size가 768이면 … 결과도 768차원이다' (adding two D-wide vectors gives D); "
-                          "arithmetic"),
+                          "arithmetic",
+            quote=Quote("더하는 방식에는 실무적인 장점도 있다. sequence 길이가 바뀌어도 입력 shape가 그대로 유지된다. "
+                        "token embedding과 positional encoding을 concat하면 hidden size가 커지고 …",
+                        "Adding also has a practical advantage: even when the sequence length changes, the input "
+                        "shape stays as it is. Concatenating the token embedding and the positional encoding "
+                        "enlarges the hidden size …")),
         "concat_width": Case(
             statement="concatenating a [T, D] table instead also gives one width, 2D = 12, at every length: the "
                       "length argument does not separate adding from concatenating (only the width does).",
@@ -129,7 +160,15 @@ LENGTHS = [8, 16, 512]  # post B's seq_len=8, twice it, and BERT's 512
                           "Vaswani et al. 2017, §3.5: the encodings have dimension d_model 'so that the two can "
                           "be summed'"),
     },
+    version=2,
+    version_note="v2: re-read under the reading rule (issue 19): in context post B's 'input shape' is the hidden size "
+                 "(the sentence sits between 'the result is also 768-dimensional' and concat 'enlarges the hidden "
+                 "size'), so add_full_shape, the whole tensor's shape including the seq_len axis, becomes kind "
+                 "'literal' (not counted against the post) and add_width states the post's reading; measures, "
+                 "tolerances and expectations unchanged",
 )
+
+
 def test_shape_over_length(verify, case, generator):
     batch, d_model = 2, 6
     tok_emb = torch.randn(50, d_model, generator=generator)  # [V, D]

@@ -17,7 +17,7 @@ import statistics
 import pytest
 
 from extrapolation_common import CHANCE, DEVIATION, LEARNS, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
-from llm_claims_harness.declare import Case, at_most, claim, close
+from llm_claims_harness.declare import Case, Quote, at_most, claim, close
 from llm_claims_lab.extrapolation import CURVE_STEPS
 
 # Requested through `request` by the shared checks; named here so session setup sees every user of the lab
@@ -25,6 +25,12 @@ from llm_claims_lab.extrapolation import CURVE_STEPS
 pytestmark = pytest.mark.usefixtures("extrapolation_lab")
 
 POST_TABLE = "post A's exp. 3 table ('학습형 PE 100 % 52.4 %', '사인파 PE 100 % 50.8 %', 'rel 100 % 76.6 % 77 %')"
+TABLE_QUOTES = {  # scheme -> the line of post A's exp. 3 table its rows reproduce
+    "learned": Quote("학습형 PE 100 % 52.4 %", "learned PE: 100 % at length 20 (training), 52.4 % at 40 (extrapolation)"),
+    "sinusoidal": Quote("사인파 PE 100 % 50.8 % (문제 발생!)", "sinusoidal PE: 100 % at 20, 50.8 % at 40 (a problem!)"),
+    "relative": Quote("상대 바이어스 (rel) 100 % 76.6 % 77 %",
+                      "relative bias: 100 % at 20, 76.6 % at 40, 77 % on the new positions (19~) only"),
+}
 VERSION_2 = ("evaluation on 16,384 sequences independent of training; tolerance an effect size (±5 pp) "
              "instead of a t·s band; noise from a 20-seed calibration (was 10 seeds, evaluation from the training "
              "stream)")
@@ -54,7 +60,7 @@ def _check_post_row(verify, request, scheme: str, quantity: str) -> None:
 
 
 def _post_claim(claim_id: str, scheme: str, what: str, statement: str):
-    return claim(id=claim_id, source=f"{SOURCE}, {what}", statement=statement, kind="post",
+    return claim(id=claim_id, source=f"{SOURCE}, {what}", statement=statement, kind="post", quote=TABLE_QUOTES[scheme],
                  expect_source=POST_TABLE + "; our protocol is the post's", unit="%", tolerance=REPRODUCE,
                  cases=_post_cases(scheme), version=2, version_note=VERSION_2, deviation=DEVIATION)
 
@@ -80,6 +86,13 @@ def test_relative_bias(verify, request, quantity):
 FLOOR = CHANCE + 10  # % : our reading of "hits the floor"
 POST_IMPLIED_NEW = {s: (at40 * 39 - 100 * 19) / 20 for s, (_, at40) in POST_RUNS.items()}  # if 0–18 at 100 %
 FLOOR_SENTENCE = "'길이가 40인 시험 문제에서는 정답률이 바닥을 칠 것입니다'"
+FLOOR_QUOTE = Quote("21번부터 40번까지의 위치는 … 랜덤 쓰레기 값으로 남아있게 됩니다. 당연히 길이가 40인 시험 문제에서는 "
+                    "정답률이 바닥을 칠 것입니다",
+                    "positions 21 to 40 remain random garbage values … Naturally, on the length-40 test the accuracy "
+                    "will hit the floor")
+W_QUOTE = Quote("SGD는 학습에서 본 위치 0~19만 맞으면 되는 아무 W나 찾고 멈춥니다. 그 W가 새 위치에서 작동할 이유는 없습니다",
+                "SGD finds any W that fits the positions 0–19 seen in training and stops; there is no reason that W "
+                "works at the new positions")
 FLOOR_CASES = {  # row id -> (scheme, quantity)
     "learned": ("learned", "new40"), "sinusoidal": ("sinusoidal", "new40"), "learned-overall": ("learned", "acc40")}
 
@@ -92,7 +105,7 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
               f"{CHANCE:g} %). Two readings, each its own row: literally, the accuracy at length 40 over all "
               "positions (what the post's table prints as 전체); per position, the accuracy on the new positions "
               "19–38, whose table rows (21–40 in the post's count) are never trained.",
-    kind="post",
+    kind="post", quote=FLOOR_QUOTE,
     post_value="hits the floor", unit="%",
     tolerance=at_most(FLOOR, f"our reading of 'hits the floor': within 10 pp of chance ({CHANCE:g} %), i.e. "
                              f"≤ {FLOOR:g} %; the relative bias keeps about 77 % there"),
@@ -106,6 +119,7 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
                           f"the post's table: 52.4 % over 39 positions with 0–18 at 100 % leaves "
                           f"{POST_IMPLIED_NEW['learned']:.1f} % on 19–38"),
         "sinusoidal": Case(
+            quote=W_QUOTE,
             statement=f"sinusoidal, per position: accuracy on the new positions 19–38 at length 40 is at most "
                       f"{FLOOR:g} % (the post's table implies {POST_IMPLIED_NEW['sinusoidal']:.1f} % if positions "
                       "0–18 stay at 100 %).",
@@ -182,6 +196,9 @@ BREAKS = at_most(50.0, "effect size: 'training breaks' = the task is not learned
               "embeddings breaks training: with post A's extrapolation protocol otherwise unchanged, accuracy at "
               f"the training length 20 stays at most {BREAKS.bound:g} %.",
     kind="post",
+    quote=Quote("단순히 1, 2, 3, 4라는 숫자를 더해주면, 문장이 길어질수록 숫자가 무한히 커져서 학습이 망가집니다",
+                "simply adding the numbers 1, 2, 3, 4, as sentences grow longer the numbers grow without bound and "
+                "training breaks"),
     expect_source="post A's sentence: '문장이 길어질수록 숫자가 무한히 커져서 학습이 망가집니다' (training breaks)",
     post_value="breaks", unit="%", tolerance=BREAKS,
     deviation=DEVIATION + " The post names no length for 'breaks'; we train at its length 20 (positions 1–20), "
@@ -210,19 +227,30 @@ RELATIVE_RULE = {  # row -> (quantity of the sinusoidal runs, what it reads)
               "post A's right-neighbour task (predict token i + 1 at position i), a purely relative rule; learned "
               f"= accuracy ≥ {LEARNS.bound:g} %, within the trained length and beyond it.",
     kind="post", unit="%", tolerance=LEARNS,
+    quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
+                "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
+                "relative-position rules"),
     cases={
         "within_range": Case(
             statement="within the trained range: sinusoidal PE learns the rule at length 20 in post A's 3,000 "
                       "steps (the steps sweep's earlier checkpoints in the details).",
             expect_source="post B's sentence: '모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다'"),
         "beyond_range": Case(
-            statement="beyond it: the rule learned at length 20 also holds at the new positions 19–38 of length 40, "
-                      "as a relative rule would.",
+            kind="beyond",
+            statement="beyond the post: does the rule learned at length 20 also hold at the new positions 19–38 of "
+                      "length 40, as a relative rule would? Not the post's claim: post B says in the next "
+                      "paragraph that longer contexts do not come for free ('실제 긴 문맥 일반화가 자동으로 해결되지는 "
+                      "않는다'), so this row is never counted against it.",
             expect="refuted",
             expect_source="post A's exp. 3 table: sinusoidal PE scores 50.8 % at length 40, which with positions "
-                          "0–18 at 100 % leaves about 3 % on 19–38 ('그 W가 새 위치에서 작동할 이유는 없습니다'); post B's "
-                          "sentence read this far would say holds"),
+                          "0–18 at 100 % leaves about 3 % on 19–38 ('그 W가 새 위치에서 작동할 이유는 없습니다'); post B: "
+                          "'실제 긴 문맥 일반화가 자동으로 해결되지는 않는다' (long-context generalisation is not solved "
+                          "automatically)"),
     },
+    version=2,
+    version_note="v2 (issue 19, the reading rule): beyond_range is no longer the post's claim but a row beyond it: "
+                 "post B's sentence is about learning relative rules, and post B itself says extrapolation to longer "
+                 "contexts is not automatic",
     deviation=DEVIATION,
 )
 def test_sin_relative_rules_easy(verify, extrapolation_lab, calibration, seeds, case):

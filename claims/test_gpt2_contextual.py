@@ -13,7 +13,7 @@ from llm_claims_lab.contextual import (MONEY_BANK, PASSAGES, RIVER_BANK, centred
                                  passage_masses, principal_cosines, random_overlaps, sense_split, sense_split_sd,
                                  smallest_angle, variance_components, word_states)
 from llm_claims_lab.stats import standard_error
-from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
+from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 
 BOOTSTRAP = 1000  # resamplings of the sentences behind the noise of gpt2.bank_senses[last_layer]
@@ -45,7 +45,10 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
             post_value=[1, 0.0],
             tolerance=exact("token ids are integers; the same two rows added at the same position give the same "
                             "floats, bit for bit"),
-            expect_source="post A: '임베딩 층에서는 같은 점' (one point at the embedding layer)"),
+            expect_source="post A: '임베딩 층에서는 같은 점' (one point at the embedding layer)",
+            quote=Quote("강둑의 bank와 은행의 bank는 임베딩 층에서는 같은 점이지만, …",
+                        "the bank of a riverbank and the bank of a money bank are the same point at the embedding "
+                        "layer, but …")),
         "last_layer": Case(
             statement="At the last layer (after the final layer norm), the mean cosine between ' bank' vectors of the "
                       "same sense exceeds the mean cosine between vectors of different senses: within − across > 0.",
@@ -55,7 +58,12 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
                                     "whether the gap is clear of 0", strict=True),
             expect_source="post A: '층을 통과하며 갈라집니다' (they split passing through the layers); Ethayarajh "
                           "2019 (EMNLP, 'How Contextual are Contextualized Word Representations?'): GPT-2's upper "
-                          "layers give the most context-specific representations"),
+                          "layers give the most context-specific representations",
+            quote=Quote("… 이후 어텐션 층들이 문맥에 맞게 좌표를 계속 이동시킨다는 것입니다(강둑의 bank와 은행의 bank는 "
+                        "임베딩 층에서는 같은 점이지만, 층을 통과하며 갈라집니다).",
+                        "… the attention layers after it keep moving the coordinates to fit the context (the bank "
+                        "of a riverbank and the bank of a money bank are the same point at the embedding layer, but "
+                        "split apart as they pass through the layers).")),
     },
 )
 def test_bank_senses(verify, gpt2_model, bank_states, generator, case):
@@ -119,12 +127,19 @@ KEYS = {"previous_token": "previous", "first_token": "first"}
             statement="Some head puts on average ≥ 0.5 of its attention on the previous token.",
             expect_source="post B: '어떤 head는 바로 앞 토큰을 강하게 보도록 학습될 수 있다'; Clark et al. 2019 "
                           "('What Does BERT Look At?': heads with > 50 % on the previous token); Olsson et al. 2022 "
-                          "(previous-token heads in transformer language models)"),
+                          "(previous-token heads in transformer language models)",
+            quote=Quote("예를 들어 어떤 head는 바로 앞 토큰을 강하게 보도록 학습될 수 있다. … attention map을 시각화하면 "
+                        "대각선 근처를 따라가는 head가 종종 보이는데, 이런 head는 인접 토큰 관계를 다룬다.",
+                        "For example, a head can be trained to look strongly at the token just before. … Visualising "
+                        "attention maps, one often sees heads that follow near the diagonal; such heads handle "
+                        "relations between adjacent tokens.")),
         "first_token": Case(
             statement="Some head puts on average ≥ 0.5 of its attention on the first token.",
             expect_source="post B: '다른 head는 문장 시작 부분이나 구분자 token 근처를 보는 식으로 움직인다'; Xiao et "
                           "al. 2023 ('Efficient Streaming Language Models with Attention Sinks': much attention on "
-                          "the first token in most layers and heads); Clark et al. 2019 ([CLS] and [SEP] heads)"),
+                          "the first token in most layers and heads); Clark et al. 2019 ([CLS] and [SEP] heads)",
+            quote=Quote("다른 head는 문장 시작 부분이나 구분자 token 근처를 보는 식으로 움직인다.",
+                        "Another head works by looking at the start of the sentence or near separator tokens.")),
         "previous_token-untrained": Case(
             statement="control: in the untrained GPT-2, no head puts on average ≥ 0.5 on the previous token.",
             kind="control", expect="refuted", expect_source=UNTRAINED),
@@ -162,7 +177,11 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
            "있어서')",
     statement="GPT-2 adds its position table (wpe) to its token table (wte), and the two occupy different "
               "subspaces.",
-    kind="post",
+    quote=Quote("더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 "
+                "부분공간에 배치할 수 있어서 실전에서 문제가 되지 않습니다",
+                "Adding is free but mixes the two signals; in a high-dimensional space, learning can place the "
+                "position component and the meaning component in effectively different subspaces, so it is no "
+                "problem in practice"),
     deviation="The post measures nothing; we compare the K leading principal directions of the centred wpe "
               "[1024, 768] and wte [50257, 768]. K, chosen before measuring: the fewest components holding 90 % of "
               "wpe's variance (position is a low-dimensional signal: GPT-2's wpe lies near a helix in a few "
@@ -176,21 +195,32 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
             tolerance=at_least(45.0, "at 45° a direction holds half its energy (cos² = 0.5) in the other subspace; "
                                      "beyond it every direction of each lies mostly outside the other: 'different "
                                      "subspaces' at its weakest"),
+            kind="post",
             expect_source="post A: '사실상 다른 부분공간' (effectively different subspaces)"),
         "vs_random": Case(
-            statement="The two subspaces are closer to orthogonal than chance: at most 1 % of uniformly random "
-                      "K-dimensional subspaces overlap wpe's as little (overlap: mean cos² of the principal angles).",
+            statement="Beyond the post, the two subspaces are closer to orthogonal than chance: at most 1 % of "
+                      "uniformly random K-dimensional subspaces overlap wpe's as little (overlap: mean cos² of the "
+                      "principal angles). Not the post's claim: its point is that the two components end up in "
+                      "effectively different subspaces, so adding does no harm ('실전에서 문제가 되지 않습니다', "
+                      "tested by smallest_angle); in 768 dimensions random K-dimensional subspaces are already "
+                      "nearly orthogonal (mean overlap K/768), and the post does not say learning beats chance.",
+            kind="beyond",
             unit="fraction of random subspaces",
             tolerance=at_most(0.01, f"'learning places them apart' made measurable: a placement beyond chance, "
                                     f"where chance (random subspaces, {RANDOM_SUBSPACES:,} draws, the run's seed) "
                                     "already overlaps only K/768 on average; 1 %, as for gpt2.gender_direction"),
-            expect_source="post A: '학습이 … 배치할 수 있어서' (learning places them apart); Song & Zhong 2023 "
+            expect_source="Song & Zhong 2023 "
                           "(arXiv:2310.04861): position and context components of transformers' hidden states are "
                           "nearly orthogonal; J. Simon's blog post 'GPT-2's positional encodings' "
-                          "(james-simon.github.io): wpe learned roughly orthogonal to wte"),
+                          "(james-simon.github.io): wpe learned roughly orthogonal to wte; the question is prompted "
+                          "by post A's '학습이 … 배치할 수 있어서' (learning can place them)"),
     },
-    version=2,
-    version_note="v1 gave the vs_random share its Agresti–Coull SD, centred at (hits + 1.92)/(n + 3.84) rather than "
+    version=3,
+    version_note="v3: re-read under the reading rule (issue 19): vs_random (closer to orthogonal than random "
+                 "subspaces) asks more than the post's '사실상 다른 부분공간' (effectively different subspaces, which "
+                 "random subspaces in 768 dimensions already are) and becomes kind 'beyond', resting on its papers; "
+                 "smallest_angle stays the post's row; measures, tolerances and expectations unchanged. "
+                 "v2: v1 gave the vs_random share its Agresti–Coull SD, centred at (hits + 1.92)/(n + 3.84) rather than "
                  "at the share printed, and decided by ± 3 SD; v2 decides by the share's exact (Clopper–Pearson) "
                  "99.73 % interval (issue 18)",
 )

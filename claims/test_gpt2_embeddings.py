@@ -3,18 +3,46 @@
 Post A, exp. 2 'gpt2_arith.py'. Words carry GPT-2's leading space (' king') and must be one token; the
 query is normalize(a − b + c), scored by cosine against the row-normalised wte, the three inputs
 excluded. Tokens are compared as their Python repr, as the post prints them, so ' Queen' and 'Queen'
-stay apart. Without GPT-2's weights every row is skipped with the way to provide them.
+stay apart. Without GPT-2's weights every row but the table's shape (decided offline, from GPT-2's configuration
+and shipped BPE) is skipped with the way to provide them.
 """
 
+import pytest
+import torch
 
 from llm_claims_lab.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
                               direction_cosine, listing, random_pair_cosines, share_at_least, token_id)
-from llm_claims_harness.declare import Case, at_least, at_most, claim, close, exact
+from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, close, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 
 POST_A = "Post A, exp. 2 'gpt2_arith.py'"
 
 RANDOM_PAIRS = 10_000
+# The rows of post A's printed table (검증 항목 | 결과), as written; the tab between the columns shortened to '…'.
+TABLE_LINES = {
+    "king_man_woman": "king − man + woman의 최근접 … ' queen'(0.709), ' princess'(0.605), ' Queen'(0.596), "
+                      "' kings'(0.593), 'Queen'(0.572)",
+    "paris_france_korea": "Paris − France + Korea의 최근접 … ' Korean'(0.652), ' Seoul'(0.604), ' Koreans'(0.574), "
+                          "' Pyongyang'(0.530), ' Shanghai'(0.479)",
+    "bigger_big_small": "bigger - big + small … ' smaller'(0.797), ' larger'(0.762), 'small'(0.608), ' tiny'(0.598), "
+                        "'Small'(0.592)",
+    "aunt_uncle": "cos(aunt−uncle, woman−man) … 0.293",
+    "queen_king": "cos(queen−king, woman−man) … 0.417",
+    "control": "대조군 cos(aunt−uncle, Paris−France) … 0.067",
+}
+
+
+def _table_quote(name: str) -> Quote:
+    """The row ``name`` of post A's printed result table, glossed."""
+    if name in POST_A_ANALOGIES:
+        (a, b, c), post = POST_A_ANALOGIES[name]
+        return Quote(TABLE_LINES[name], f"post A's result table: nearest tokens to {a.strip()} − {b.strip()} + "
+                                        f"{c.strip()}: " + ", ".join(f"{t!r} ({v:.3f})" for t, v in post))
+    (a, b, c, d), post = POST_A_DIRECTIONS[name]
+    prefix = "control: " if name == "control" else ""
+    return Quote(TABLE_LINES[name], f"post A's result table: {prefix}cos({a.strip()} − {b.strip()}, "
+                                    f"{c.strip()} − {d.strip()}) = {post}")
+
 
 COSINE = close("the post prints 3 decimals (rounding ≤ 5e-4); float32 sums over 768 dims differ across "
                "devices and BLAS by ~1e-6; 1e-3 = rounding + an equal margin, still 3× finer than the "
@@ -38,6 +66,7 @@ def _analogy_claim(name: str, statement: str):
         source=POST_A,
         statement=statement,
         kind="post",
+        quote=_table_quote(name),
         expect_source=f"post A, exp. 2 prints these five neighbours and their cosines for {query}",
         cases={
             "top1": Case(statement=f"the nearest token to {query}, inputs excluded, is {post[0][0]!r}.",
@@ -68,14 +97,41 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
 @claim(
     id="gpt2.wte_shape",
     source=POST_A + " ('50,257 × 768')",
-    statement="GPT-2's token-embedding table has 50,257 rows (its BPE vocabulary) of 768 dimensions.",
+    statement="GPT-2's token-embedding table has 50,257 rows (its BPE vocabulary) of 768 dimensions. Decided "
+              "offline: the shape of wte in GPT-2 small as transformers builds it from GPT2Config's defaults (on the "
+              "meta device, no weights), its rows checked against the entries of GPT-2's shipped BPE; the downloaded "
+              "table's shape is added to the details when the weights are present.",
     post_value=[50257, 768],
     tolerance=exact("a shape"),
     kind="post",
+    quote=Quote("이번에는 GPT-2의 토큰 임베딩 행렬(50,257 × 768)을 내려받아 벡터 산술이 실제로 성립하는지 재보도록 "
+                "하겠습니다.", "This time we download GPT-2's token-embedding matrix (50,257 × 768) and measure whether "
+                "the vector arithmetic really holds."),
     expect_source="post A, exp. 2: 'GPT-2의 토큰 임베딩 행렬(50,257 × 768)'",
+    version=2,
+    version_note="v2 (issue 19): decided offline from GPT-2 small's configuration and shipped BPE, no longer skipped "
+                 "without the weights",
 )
-def test_wte_shape(verify, gpt2_wte):
-    verify(list(gpt2_wte.table.shape), details={"weights": gpt2_wte.source})
+def test_wte_shape(verify, request):
+    from transformers import GPT2Config, GPT2Model
+
+    from llm_claims_lab.tokenizers import gpt2_tokenizer
+
+    with torch.device("meta"):
+        wte = GPT2Model(GPT2Config()).wte.weight  # [V, D], no storage
+    tokenizer = gpt2_tokenizer()
+    details = {"BPE entries": len(tokenizer), "BPE source": tokenizer.source}
+    try:
+        downloaded = request.getfixturevalue("gpt2_wte")
+        details |= {"downloaded table": list(downloaded.table.shape), "weights": downloaded.source}
+    except pytest.skip.Exception:
+        details["downloaded table"] = "not measured: no GPT-2 weights (the skipped rows say how to provide them)"
+    if len(tokenizer) != wte.shape[0]:
+        pytest.fail(f"GPT2Config's {wte.shape[0]} rows do not match the shipped BPE's {len(tokenizer)} entries")
+    verify(list(wte.shape), details=details)
+
+
+
 
 
 @_analogy_claim("king_man_woman", "king − man + woman lands nearest to ' queen' in GPT-2's wte.")
@@ -123,7 +179,7 @@ def test_inputs_not_excluded(verify, gpt2_wte):
     cases={
         **{f"{name}-vs_post": Case(
             statement="cos({} − {}, {} − {}) equals the post's value.".format(*map(repr, words)),
-            post_value=post, unit="cosine", tolerance=COSINE, kind="post",
+            post_value=post, unit="cosine", tolerance=COSINE, kind="post", quote=_table_quote(name),
             expect_source=f"post A, exp. 2 prints {post} for this direction cosine")
            for name, (words, post) in POST_A_DIRECTIONS.items()},
         "above_control": Case(
@@ -132,6 +188,9 @@ def test_inputs_not_excluded(verify, gpt2_wte):
             unit="cosine",
             tolerance=at_least(0.0, "the post's ordering: the gender pair above the control", strict=True),
             kind="post",
+            quote=Quote("성별이라는 의미 성분이 정말 하나의 방향이라면 두 차이 벡터의 코사인이 대조군(무관한 방향 쌍)보다 "
+                        "뚜렷이 높아야 합니다.", "If gender really is one direction, the cosine of the two difference "
+                        "vectors must be clearly higher than the control's (an unrelated pair of directions)."),
             expect_source="post A, exp. 2: the gender pair should sit '대조군(무관한 방향 쌍)보다 뚜렷이 높아야' "
                           "(clearly above the unrelated control pair): 0.293 against 0.067"),
         **{f"{name}-above_chance": Case(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 
-from llm_claims_harness.declare import DECISION_SIGMAS, Case, Revision, at_least, at_most, claim
+from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, Revision, at_least, at_most, claim
 from llm_claims_lab.heads import ADD, CALIBRATION, CONTROL, SPECIALISATION, HeadsLab, initial_model, subspace_angle
 from llm_claims_lab.heads_rows import K_DIRECTIONS, HeadsCalibration, per_seed
 
@@ -57,8 +57,15 @@ def _verify_row(verify, heads_lab: HeadsLab, row: str, details: dict) -> None:
     expect_source=HEADS_SOURCE,
     deviation=DEVIATION,
     cases={
-        "positional_head": Case(statement="the more positional head's mass on offset −1 (the previous token)."),
-        "content_head": Case(statement="the other head's mass on the stored token the query asks for."),
+        "positional_head": Case(
+            statement="the more positional head's mass on offset −1 (the previous token).",
+            quote=Quote("어떤 head는 위치 차이에 민감하게 반응한다. … 어떤 head는 바로 앞 토큰을 강하게 보도록 학습될 수 있다",
+                        "some heads react sensitively to differences of position … a head can be trained to look "
+                        "strongly at the token just before")),
+        "content_head": Case(
+            statement="the other head's mass on the stored token the query asks for.",
+            quote=Quote("어떤 head는 토큰 의미에 강하게 반응하고, … 학습 과정에서 그런 방향이 만들어진다",
+                        "some heads react strongly to the tokens' meaning … such directions are made during training")),
         "control_content_head": Case(
             statement="control, same sequences, targets the tokens at i − 1 and i + 1: the head other than the more "
                       "positional one puts as much on the stored token a query names (≥ 0.5).",
@@ -85,6 +92,10 @@ def test_positional_vs_content(verify, case, heads_lab: HeadsLab):
 
 ADD_COST = at_most(2.0, "2 pp of task accuracy: a smaller loss is not one anybody would call 'a problem in practice' "
                         "('실전에서 문제가 되지 않습니다')")
+ADD_QUOTE = Quote("더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 배치할 수 "
+                  "있어서 실전에서 문제가 되지 않습니다",
+                  "adding is free but mixes the two signals; in a high-dimensional space training can place the "
+                  "position and meaning components in practically different subspaces, so in practice it is no problem")
 ADD_SOURCE = ("post A: '더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 "
               "배치할 수 있어서 실전에서 문제가 되지 않습니다'")
 
@@ -119,19 +130,25 @@ def _concat_full_expectation() -> dict:
     unit="percentage points",
     tolerance=ADD_COST,
     kind="post",
+    quote=ADD_QUOTE,
     expect_source=ADD_SOURCE,
     deviation=DEVIATION,
     cases={
         "concat_half": Case(
-            statement="against [tok D/2 ‖ pos D/2]: the same width D = 32 as adding, so the same attention and "
-                      "readout sizes (the compute-matched comparison)."),
+            statement="The post's reading: against [tok D/2 ‖ pos D/2]: the same width D = 32 as adding, so the "
+                      "same attention and readout sizes (the compute-matched comparison the post's 'free' sets up)."),
         "concat_full": Case(
-            statement="against [tok D ‖ pos D]: width 2D = 64, post B's concatenation (every projection grows); "
-                      "adding is its special case with equal blocks (x·W = e·W₁ + p·W₂, W₁ = W₂), so it is the "
-                      "strongest alternative.", **_concat_full_expectation()),
+            statement="A literal reading ('no problem' against any concatenation, at any width): against [tok D ‖ "
+                      "pos D]: width 2D = 64, post B's concatenation (every projection grows, the cost post A grants "
+                      "it); adding is its special case with equal blocks (x·W = e·W₁ + p·W₂, W₁ = W₂), so it is the "
+                      "strongest alternative.", kind="literal", **_concat_full_expectation()),
     },
-    version=3,
-    version_note="v3: noise from 40 calibration seeds of the row's own quantity, not the t-spread of the 10 values "
+    version=4,
+    version_note="v4: re-read under the reading rule (issue 19): post A grants that concatenating costs more ('차원이 "
+                 "커져 이후 모든 층의 비용이 늘어납니다') and claims adding is harmless in high dimensions, in practice; "
+                 "concat_full compares with a model twice as wide in a D = 32 toy, so it is kind literal, not counted "
+                 "against the post; concat_half (same width) is the post's reading. "
+                 "v3: noise from 40 calibration seeds of the row's own quantity, not the t-spread of the 10 values "
                  "judged; concat_full's expectation is revised from the pre-registered 'holds' only when the "
                  "calibration seeds alone decide it (> 3 SD). v2: concat_full revised on 10 seeds (2.05 SD)",
 )
@@ -153,6 +170,9 @@ SUBSPACE_SOURCE = ("post A: '고차원 공간에서는 학습이 위치 성분�
               "in degrees, mean over seeds.",
     unit="degrees",
     kind="post",
+    quote=Quote("고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 배치할 수 있어서",
+                "in a high-dimensional space training can place the position and meaning components in practically "
+                "different subspaces"),
     expect_source=SUBSPACE_SOURCE,
     deviation=DEVIATION,
     cases={

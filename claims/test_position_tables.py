@@ -1,13 +1,14 @@
 """Sinusoidal PE against a learned table and raw position numbers: no parameters, any length, a bounded norm.
 
 No training beyond one optimizer step. Post B, '학습되는 position embedding과의 차이'; post A, exp. 3 ('숫자가
-무한히 커져서').
+무한히 커져서', and its relative-bias table '(2) 간격별 가산표 만들기': how many offsets it holds).
 """
 
 import torch
 
-from llm_claims_harness.declare import Case, at_least, at_most, claim, exact
-from llm_claims_lab.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, sinusoidal_table
+from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
+from llm_claims_lab.positional import (LearnedPositionalEmbedding, SinusoidalPositionalEncoding, relative_offsets,
+                                       sinusoidal_table)
 from sinusoidal_common import WIDE
 
 
@@ -23,15 +24,22 @@ from sinusoidal_common import WIDE
                   "weight를 같이 업데이트한다'",
     cases={
         "sin_parameters": Case(statement="SinusoidalPositionalEncoding(d_model=128) has 0 parameters.",
-                               post_value=0),
+                               post_value=0, quote=Quote("sinusoidal 방식은 parameter가 없다",
+                                                         "the sinusoidal method has no parameters")),
         "sin_far_positions_finite": Case(
-            statement="its table at seq_len=100,000 is finite and within [−1, 1] everywhere.", post_value=True),
+            statement="its table at seq_len=100,000 is finite and within [−1, 1] everywhere.", post_value=True,
+            quote=Quote("이론적으로는 학습 때 보지 않은 더 긴 position에도 값을 만들 수 있다",
+                        "in theory it can make values even for longer positions not seen in training")),
         "learned_trained_by_optimizer": Case(
             statement="a learned table with max_len=40, d_model=128 (post A's 40-row table): one Adam step "
                       "on a length-20 batch changes exactly the 20 rows used (and leaves rows 20–39 as "
                       "initialised): [rows changed in 0–19, rows changed in 20–39]; its trainable "
                       "parameter count is in details.",
-            post_value=[20, 0]),
+            post_value=[20, 0],
+            quote=Quote("학습형 position embedding을 쓰면 nn.Embedding(max_len, d_model)을 만들고 optimizer가 그 weight를 "
+                        "같이 업데이트한다",
+                        "with a learned position embedding you make nn.Embedding(max_len, d_model) and the optimizer "
+                        "updates its weight too")),
         "learned_past_max_len_raises": Case(
             statement="a learned table has no row past its length, in the posts' own constructions: post A's "
                       "40-row table (nn.Parameter [40, 128], used as pos[:L]) yields only 40 rows for 41 "
@@ -40,7 +48,11 @@ from sinusoidal_common import WIDE
                       "addition, outcome of the lookup].",
             expect_source="post B: a learned table fixes the maximum length ('512 토큰으로 제한'), unlike the "
                           "sinusoidal formula ('더 긴 position에도 값을 만들 수 있다'); arithmetic: a [40, D] table has "
-                          "rows 0–39 only"),
+                          "rows 0–39 only",
+            quote=Quote("max sequence length가 정해져 있는 encoder 모델에서는 이 방식이 자연스럽다. BERT의 입력 길이가 512 "
+                        "토큰으로 제한되는 식이다",
+                        "in encoder models with a fixed max sequence length this method is natural; BERT's input "
+                        "length is limited to 512 tokens, for example")),
     },
     version=3,
     version_note="learned_past_max_len_raises restated as the posts' claim (issue 10): v2 measured the ValueError "
@@ -93,6 +105,8 @@ def test_parameter_free_any_length(verify, case, generator):
               "initialisation (mean norm ≈ √128); measured: |raw(p)| / mean token norm. Only this exact part: "
               "whether it 'breaks training' is not measured here.",
     kind="post",
+    quote=Quote("단순히 1, 2, 3, 4라는 숫자를 더해주면, 문장이 길어질수록 숫자가 무한히 커져서",
+                "if you simply add the numbers 1, 2, 3, 4, the numbers grow without bound as the sentence gets longer"),
     expect_source="arithmetic: |p·(1, …, 1)| = p·√128, and the mean norm of a 128-dim N(0, 1) vector is "
                   "≈ √128·(1 − 1/512), so the ratio is ≈ p",
     cases={
@@ -105,6 +119,9 @@ def test_parameter_free_any_length(verify, case, generator):
         "sinusoidal_bounded": Case(
             statement="the sinusoidal rows over 100,000 positions all have norm √64 = 8: largest |norm − 8|.",
             tolerance=at_most(1e-9, "float64 rounding of a sum of 64 sin² + cos² = 1 terms is ~1e-14"),
+            quote=Quote("그래서 연구자들은 -1에서 1 사이를 반복하는 사인(sin)과 코사인(cos) 파동을 시곗바늘처럼 사용하기로 했습니다",
+                        "so the researchers chose sine and cosine waves, which repeat between −1 and 1, used like "
+                        "the hands of a clock"),
             expect_source="post A: sin and cos 'repeat between −1 and 1' ('-1에서 1 사이를 반복하는'); arithmetic: "
                           "each pair contributes sin² + cos² = 1, so every row has norm √(d/2)"),
     },
@@ -121,3 +138,25 @@ def test_raw_integer_unbounded(verify, case, generator):
         raw = torch.full((WIDE,), float(p), dtype=torch.float64)  # [D]: the number p on every channel
         verify(raw.norm().item() / token_norm, details={"mean token norm": round(token_norm, 3),
                                                         "|raw(p)|": round(raw.norm().item(), 1)})
+
+
+@claim(
+    id="pe.rel.offset_count",
+    source="Post A, exp. 3 '(2) 간격별 가산표 만들기' ('39칸까지 총 77개의 간격', Lte=40)",
+    statement="With 40 positions the offsets j − i run from −39 to 39: 79 of them, the size of the post's own "
+              "bias table (2·Lte − 1); the post counts 77. Measured: distinct offsets among all 40×40 "
+              "query–key pairs.",
+    post_value=77, unit="offsets",
+    tolerance=exact("a count"),
+    kind="post", expect="refuted",
+    quote=Quote("길이가 40(Lte)이라면, 나를 기준으로 왼쪽으로 39칸부터 오른쪽으로 39칸까지 총 77개의 간격이 존재합니다",
+                "if the length is 40 (Lte), there are 77 gaps in all, from 39 places to my left to 39 places to my "
+                "right"),
+    expect_source="arithmetic: 39 to the left + offset 0 + 39 to the right = 2·40 − 1 = 79 (the post's code "
+                  "allocates 2·Lte − 1 = 79 entries); without offset 0 it would be 78, never 77",
+)
+def test_relative_offset_count(verify):
+    offsets = relative_offsets(40, 40)  # [T, T]: j − i
+    verify(int(offsets.unique().numel()),
+           details={"offsets from, to": [int(offsets.min()), int(offsets.max())],
+                    "post's table size 2·Lte − 1": 2 * 40 - 1, "77 is 2·39 − 1, the count for 39 positions": 77})

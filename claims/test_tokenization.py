@@ -5,12 +5,18 @@ Post A, exp. 1 (1) "교착어의 특성을 제거하기 위하여 조사부분 �
 
 import collections
 
+import pytest
+
 
 from llm_claims_lab.analogy import POST_A_ANALOGIES, POST_A_DIRECTIONS
-from llm_claims_harness.declare import Case, at_least, at_most, claim, close, exact
+from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, close, exact
 from llm_claims_lab.stemming import PARTICLES, strip_particle
 
 KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; ASCII ids for pytest
+BYTE_FRAGMENTS = Quote("아쉽게도 한국어 단어(이모/삼촌)로는 이 실험을 못 하는데, 7편에서 본 그대로 GPT-2 어휘에서 한국어는 "
+                       "단일 토큰이 아니라 바이트 파편이기 때문입니다",
+                       "Sadly this experiment cannot be done with Korean words (이모/삼촌, aunt/uncle), because, as seen "
+                       "in part 7, in GPT-2's vocabulary Korean is byte fragments, not single tokens")
 
 
 @claim(
@@ -24,12 +30,12 @@ KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; 
                   "(in GPT-2's vocabulary Korean is byte fragments, not single tokens)",
     cases={
         **{f"{key}-token_count": Case(statement=f"' {w}' (with GPT-2's leading space) takes ≥ 2 tokens.",
-                                     params={"word": w, "quantity": "token_count"})
+                                     quote=BYTE_FRAGMENTS, params={"word": w, "quantity": "token_count"})
            for key, w in KOREAN_WORDS.items()},
         **{f"{key}-whole_text_tokens": Case(
             statement=f"share of the tokens of ' {w}' whose own decoding is valid text (no U+FFFD).",
             tolerance=at_most(0.0, "a byte fragment of a 3-byte Hangul syllable cannot decode to text"),
-            params={"word": w, "quantity": "whole_text_tokens"})
+            quote=BYTE_FRAGMENTS, params={"word": w, "quantity": "whole_text_tokens"})
            for key, w in KOREAN_WORDS.items()},
         "control-token_count": Case(
             statement="control: ' king' is one token (the tokenizer is GPT-2's).",
@@ -78,6 +84,10 @@ PARTICLE_CASES = [
     post_value=[out for _, out in PARTICLE_CASES], unit="(what post A's rule gives)",
     tolerance=exact("string equality"),
     kind="post",
+    quote=Quote("JOSA.sort(key=len, reverse=True) … # 긴 것부터 시도 … w = w.strip(\"\\\"'()[].,·;:!?«»“”‘’\") … "
+                "if w.endswith(j) and len(w) - len(j) >= 2: … # 어간이 2자 이상 남을 때만",
+                "post A's stem(): particles tried longest first; punctuation stripped from both ends; a particle "
+                "removed only when at least 2 characters of stem remain"),
     expect_source="post A, exp. 1 (1) 'stem': its particle list and rule (longest particle first, only when "
                   "≥ 2 characters remain), applied by hand to each eojeol",
 )
@@ -103,6 +113,10 @@ POST_A_WORDS = list(dict.fromkeys([*(w for inputs, _ in POST_A_ANALOGIES.values(
     expect_source="post A, exp. 2: vec() asserts 'len(ids) == 1' for ' ' + word, and the script ran to the table "
                   "the post prints, so each word passed",
     post_value=[1] * len(POST_A_WORDS), unit="tokens per word",
+    quote=Quote("ids = tok.encode(\" \" + word) … # GPT-2 어휘는 선행 공백 포함 형태가 기본 … assert len(ids) == 1, "
+                "f\"'{word}'는 단일 토큰이 아님: {ids}\"",
+                "post A's vec(): GPT-2's vocabulary takes words with a leading space by default; it asserts that "
+                "the word is one token ('… is not a single token')"),
     tolerance=exact("token counts are integers"),
 )
 def test_gpt2_post_words_single_token(verify, gpt2_tokenizer):
@@ -134,6 +148,8 @@ THIRTY_ODD_CENTRE = 35
     kind="post",
     expect_source="post A's sentence: it calls its own list '30여 개'",
     post_value="30여 개 (30-odd)", unit="entries",
+    quote=Quote("이로 인하여, 고빈도 조사 30여 개를 규칙으로 떼도록 구성하였습니다.",
+                "For this reason we set it up to strip some 30-odd high-frequency particles by rule."),
     tolerance=THIRTY_ODD,
 )
 def test_particle_list_size(verify):
@@ -147,6 +163,7 @@ def test_particle_list_size(verify):
 
 
 POST_B_SENTENCES = ("나는 밥을 먹었다", "밥이 나를 먹었다")  # post B's opening pair
+UNRELATED = "그는 책을 읽었다"  # 'he read a book': post B's grammar (pronoun-topic, object, past verb), other words
 
 
 def _shared_share(a: list, b: list) -> float:
@@ -160,14 +177,35 @@ def _shared_share(a: list, b: list) -> float:
     statement="Post B's sentences 나는 밥을 먹었다 and 밥이 나를 먹었다 share 'quite many' (꽤 많이) tokens, read as: "
               "at least half of their tokens are shared. Measured: 2·|A ∩ B| / (|A| + |B|) over the two token "
               "multisets (1: the same tokens in another order).",
-    kind="post", unit="share of tokens",
+    unit="share of tokens",
+    quote=Quote("나는 밥을 먹었다와 밥이 나를 먹었다는 같은 토큰들을 꽤 많이 공유한다.",
+                "'나는 밥을 먹었다' (I ate rice) and '밥이 나를 먹었다' (the rice ate me) share quite many of the same "
+                "tokens."),
     tolerance=at_least(0.5, "'quite many' read as at least half: below half, most of the tokens differ"),
     cases={
         "gpt2_bpe": Case(
-            statement="Under GPT-2's byte-level BPE (each sentence encoded as written) at least half of the tokens "
-                      "are shared.",
+            statement="The literal reading, not the post's: 'tokens' taken strictly as whatever GPT-2's byte-level "
+                      "BPE emits (each sentence encoded as written), at least half of the tokens are shared. The "
+                      "shared tokens are UTF-8 byte fragments, none of which decodes to text; the post's tokens are "
+                      "units whose embedding row 'holds the token's meaning and use' (its next sentence), i.e. "
+                      "shared meaningful units (나, 밥, 먹었다), which these fragments are not.",
+            kind="literal",
             expect_source="post B's sentence (its series is about the tokens of GPT-style models), decided before "
                           "measuring"),
+        "morphemes": Case(
+            statement="The post's reading: the sentences share meaningful units (나, 밥, 먹-), its tokens being units "
+                      "whose embedding row holds meaning and use: under Kiwi's content morphemes (the morphological "
+                      "analyser post A names; particles and endings dropped, as the word2vec rows do), at least half "
+                      "are shared.",
+            kind="post",
+            expect_source="post B's sentence: the two sentences are built from the same words, 나, 밥 and 먹었다, in "
+                          "another order; decided before measuring"),
+        "morphemes_unrelated": Case(
+            statement=f"control: the same measure between post B's first sentence and {UNRELATED!r} (the same "
+                      "grammar, other words) shares at least half — built to fail, so a share of the post's pair is "
+                      "the words', not the grammar's.",
+            expect="refuted", kind="control",
+            expect_source="design: 그, 책, 읽- share no content morpheme with 나, 밥, 먹-, so the share is 0 < 0.5"),
         "eojeol": Case(
             statement="control: under eojeols (whitespace tokens, not a tokenizer post B uses) at least half of "
                       "the tokens are shared — built to fail, showing the share depends on the tokenization.",
@@ -175,11 +213,30 @@ def _shared_share(a: list, b: list) -> float:
             expect_source="design and arithmetic: of the eojeols 나는, 밥을, 먹었다 and 밥이, 나를, 먹었다 only 먹었다 "
                           "is shared: 2·1/6 = 0.33 < 0.5"),
     },
+    version=2,
+    version_note="v2: re-read under the reading rule (issue 19): the gpt2_bpe row measured a 0.84 share of byte "
+                 "fragments, none of which decodes to text, with no unrelated-sentence control, while post B's "
+                 "tokens are units whose row carries meaning; it becomes kind 'literal' (shown apart). The post's "
+                 "reading (shared meaningful units, with unrelated sentences as a control) is "
+                 "a row now (morphemes, with morphemes_unrelated as its control); the other measures, tolerance "
+                 "and expectations unchanged",
 )
+
+
 def test_example_sentences_share_tokens(verify, request, case):
     if case == "eojeol":
         a, b = (s.split() for s in POST_B_SENTENCES)
         shown = {"tokens": [a, b]}
+    elif case.startswith("morphemes"):
+        from llm_claims_lab import segmenters
+
+        try:
+            segment, versions = segmenters.load("kiwi")
+        except segmenters.SegmenterUnavailable as exc:
+            pytest.skip(str(exc))
+        pair = POST_B_SENTENCES if case == "morphemes" else (POST_B_SENTENCES[0], UNRELATED)
+        a, b = segment(list(pair))
+        shown = {"content morphemes": [a, b], "sentences": list(pair), **versions}
     else:
         tok = request.getfixturevalue("gpt2_tokenizer")
         a, b = (tok.encode(s) for s in POST_B_SENTENCES)

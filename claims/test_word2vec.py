@@ -16,25 +16,21 @@ import pytest
 import torch
 
 from llm_claims_lab import corpus, ko_eval
-from llm_claims_lab.analogy import WordList, analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
-from llm_claims_harness.declare import Case, at_least, at_most, claim, close
+from llm_claims_lab.analogy import analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
+from llm_claims_harness.declare import NO_PREDICTION, Case, Quote, Revision, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.relatedness import spearman, ws353_score
 from llm_claims_lab.stats import bootstrap, mean_over_seeds, proportion_interval
 from llm_claims_lab.word2vec import seed_noise
 from llm_claims_lab.figures import plot_relatedness, write_neighbour_table
 from llm_claims_lab.stemming import strip_particle
-from word2vec_common import KERNELS_DEVIATION, analogy_hits, covered, vocabulary
+from word2vec_common import CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, analogy_hits, covered, neighbours, vocabulary
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
-# Post A's queries and the neighbours it printed (shown beside ours in w2v.ws353[trained]).
-POST_NEIGHBOURS = {
-    "물리학": ["분야", "물리", "분과", "응집", "역학", "물질"],
-    "서울특별시": ["대한민국", "노원구", "중구", "==", "마포구", "종로구"],
-    "음악": ["판소리", "소프라노", "빠르기", "악기", "인문학", "크고"],
-    "조선": ["후기", "조정", "고려", "국왕", "장악", "국가"],
-    "전쟁": ["명나라", "산업", "있던", "일본", "전투", "대첩"],
-}
+# Post A's closing caveat on analogies (its remark under the neighbour table: word2vec_common.CLUSTERS).
+TOO_LITTLE = Quote("물론, 아직은 그 양이 작아서, 왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족한데, …",
+                   "Of course, the amount is still small, so there is too little data to expect arithmetic such as "
+                   "king − man + woman, …")
 # The 10 sections of word_analogy_korean.txt (names as in the file, 'conturies' sic).
 ANALOGY_SECTIONS = {
     "sem1_capital-conturies": "capital : country (아테네 : 그리스)",
@@ -53,24 +49,36 @@ ANALOGY_SECTIONS = {
 @claim(
     id="w2v.corpus_stats",
     source="Post A, exp. 1, after the neighbour table ('단지 2M의 Corpus 상에서도 보이게 됩니다')",
-    statement="Post A's clusters appear on 'only a 2M corpus'; our stand-in corpus (Korean Wikipedia, "
-              "the data registry's kowiki corpus) has about 2M eojeols (whitespace tokens before particle stripping).",
-    kind="post",
-    expect_source="post A, exp. 1: '단지 2M의 Corpus' (the corpus size the post states)",
+    statement="Protocol check, not a verdict on the post (whose corpus we do not have): is our stand-in corpus "
+              "(the registry's Korean Wikipedia) of the size post A states, 'only a 2M corpus'? Two counts, each a "
+              "row: raw eojeols, and what post A's script prints ('학습 코퍼스 {len(ids):,} 어절': tokens kept).",
+    kind="control",
     post_value=2_000_000, unit="eojeols",
     tolerance=close("'2M' is rounded to the million: any count from 1.5M to 2.5M is written '2M'",
                     atol=500_000),
-    version=2,
-    version_note="v1 checked that the vocabulary fills 10,000 stems, a number the post never prints and "
-                 "that any corpus of this size reaches (291,489 distinct stems), so it could not fail; v2 "
-                 "checks the corpus size the post does state",
+    quote=CLUSTERS,
+    cases={
+        "raw": Case(statement="raw eojeols of the stand-in corpus: about 2M.", params={"count": "eojeols"},
+                    expect_source="design: the stand-in corpus was taken at the post's stated size, counted in raw "
+                                  "eojeols"),
+        "kept": Case(statement="tokens kept after post A's vocabulary cut (what its script prints as '학습 코퍼스 … "
+                               "어절'): about 2M.", params={"count": "tokens kept"}, expect="refuted",
+                     expect_source="regression check of a fixed input: the corpus file is pinned by its sha256, so "
+                                   "its counts are the same every run",
+                     revised=Revision(NO_PREDICTION, "nothing predicted the count after the cut",
+                                      "the pinned corpus keeps 1.21M of its 1.83M eojeols after the cut",
+                                      "reports/results.json at commit 1cd4d76, w2v.corpus_stats details 'tokens kept'",
+                                      "the corpus's sha256 (data registry), not training code")),
+    },
+    version=3,
+    version_note="v3 (issue 19, the reading rule): a protocol check (kind control), not the post's claim, since the "
+                 "post's corpus is not measured; both counts are rows, the raw eojeols and the count the post's "
+                 "script prints. v2: v1 checked that the vocabulary fills 10,000 stems, a number the post never "
+                 "prints and that any corpus of this size reaches (291,489 distinct stems), so it could not fail",
 )
-def test_corpus_stats(verify, word2vec):
+def test_corpus_stats(verify, word2vec, count):
     data = word2vec.corpus
-    verify(data.eojeols, details={
-        **{key: data.stats[key] for key in ("eojeols", "stems", "vocabulary", "tokens kept")},
-        "note": "post A's script prints len(ids), the tokens kept, as '학습 코퍼스 … 어절'; if its '2M' is "
-                f"that count, ours is {data.ids.numel() / 1e6:.2f}M"})
+    verify(data.stats[count], details={key: data.stats[key] for key in ("eojeols", "stems", "vocabulary", "tokens kept")})
 
 
 WS353_MODELS = {
@@ -79,7 +87,8 @@ WS353_MODELS = {
                   "human score of WS-353 pairs is above 0, its 95 % bootstrap interval clear of 0.",
         kind="post", expect="holds",
         expect_source="post A, exp. 1: '\"주변 단어 맞히기\"라는 과제만으로 학문·왕조·예술의 클러스터가 … 보이게 "
-                      f"됩니다' (trained vectors put related words close); the measure: {PARK}"),
+                      f"됩니다' (trained vectors put related words close); the measure: {PARK}",
+        quote=CLUSTERS),
 }
 
 
@@ -127,7 +136,7 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
     figures = []
     if model_kind == "trained":
         details["kernels"] = word2vec.config.kernels
-        ours = {query: _neighbours(model.w_in, vocab, query) for query in POST_NEIGHBOURS}
+        ours = {query: neighbours(model.w_in, vocab, query) for query in POST_NEIGHBOURS}
         details["neighbours (ours | post's | overlap)"] = {
             query: f"{ours[query]} | {post} | {sorted(set(ours[query]) & set(post)) or 'none'}"
             for query, post in POST_NEIGHBOURS.items()}
@@ -140,15 +149,6 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
     seed_sd, details["seed noise"] = seed_noise(model_kind, word2vec.config.kernels)
     measured, noise = mean_over_seeds(rhos, boot.standard_error, seed_sd)
     verify(measured, details=details, noise=noise, figures=figures)
-
-
-def _neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:
-    """Post A's listing (``topk(7)`` on the centre table, the query dropped): the 6 rows nearest to
-    ``query`` by cosine (shown beside the post's six)."""
-    row = token_id(vocab, query)
-    scores = cosine(table, table[row])  # [V]
-    scores[row] = -torch.inf
-    return [vocab.token(i) for i in scores.topk(6).indices.tolist()]
 
 
 @claim(
@@ -164,6 +164,7 @@ def _neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:
                   "smallest corpus (24M words) is >10× ours",
     unit="% of covered items",
     post_value="too little data for analogies",
+    quote=TOO_LITTLE,
     tolerance=at_most(10.0, "the effect size of 'analogies work': Mikolov et al. 2013a, Table 2 (CBOW, "
                             "100 dimensions like ours) reach 19.4 % on their smallest corpus, 24M words, and "
                             "lose ~4 pp per halving of the data (23.1 % at 49M); 10 % is half that accuracy, "
@@ -218,6 +219,7 @@ def test_analogy_ko(verify, word2vec, ko_analogies, case):
     kind="post",
     expect_source="post A, exp. 1: '왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족'",
     post_value="not expected to work",
+    quote=TOO_LITTLE,
     tolerance=at_least(2, "the analogy works only if 여왕 ranks first"),
     deviation=KERNELS_DEVIATION,
 )
@@ -240,6 +242,10 @@ def test_small_corpus_no_analogy(verify, word2vec):
               "is among the 100 rows nearest to 커피 (1 % of the vocabulary) in the trained centre table. "
               "Measured: the rank of 홍차 by cosine, 커피 itself left out.",
     kind="post", unit="rank",
+    quote=Quote("\"커피\"와 \"홍차\"는 비슷한 문맥(마시다, 따뜻한, 한 잔)에 나타나므로, 문맥을 예측하도록 학습된 벡터는 "
+                "두 단어를 가까운 곳에 놓게 됩니다.",
+                "'Coffee' and 'black tea' appear in similar contexts (drink, warm, a cup), so vectors trained to "
+                "predict contexts place the two words close together."),
     tolerance=at_most(100, "'close' = among the nearest 1 % of the 10,000-row vocabulary (the post lists 6 "
                            "neighbours per query, a stricter bar than its sentence states)"),
     expect_source="post A, introduction: the distributional hypothesis (Firth 1957) as word2vec shows it "

@@ -8,7 +8,7 @@ positions (ids 0 … N − 1, so each drawn id is its own index). Deterministic:
 
 import torch
 
-from llm_claims_harness.declare import at_most, claim, exact
+from llm_claims_harness.declare import Quote, at_most, claim, exact
 from llm_claims_lab.skipgram import SkipGramConfig, sample_batch
 
 SAMPLER_CORPUS = 20  # tokens: small, so that the first and last centres are drawn often
@@ -37,6 +37,12 @@ def _draws(seed: int, vocab_size: int = SAMPLER_CORPUS) -> tuple[torch.Tensor, t
               "batches of 1,024: the pairs whose context is not within ±1 … ±WIN of its centre (an index past "
               "the start wraps around to the end; one past the end raises).",
     kind="post", post_value=0, unit="pairs",
+    quote=Quote("예를 들어 중심 단어에 5개 이내의 주변 단어를 찾아야 하는데, Corpus 제일 처음 끝과, 마지막은 오른쪽/왼쪽 "
+                "5개를 포함할 수 없으니, WIN 크기 만큼 빼고 나머지 단어중에서 중심 단어를 뽑는 형태로 간략화를 "
+                "진행하였습니다.",
+                "For example, a centre word needs its neighbours within 5, but the very start and the end of the "
+                "corpus cannot include 5 on the left/right, so we simplified by leaving WIN words out and drawing "
+                "the centre word from the rest."),
     tolerance=exact("a count"),
     expect_source="arithmetic: torch.randint(WIN, N − WIN) draws c in [WIN, N − WIN − 1] and |off| ≤ WIN, so c + off "
                   "is in [0, N − 1]; post A, exp. 1 (3) says the draw avoids the window's edge cases",
@@ -60,6 +66,10 @@ def test_sampler_stays_inside(verify, seed):
     statement="The context of a centre is any of the WIN = 5 neighbours on either side: the offsets the sampler "
               f"draws over {SAMPLER_BATCHES:,} batches of 1,024 are exactly ±1 … ±5, none missing and no other.",
     kind="post", post_value=[-5, -4, -3, -2, -1, 1, 2, 3, 4, 5], unit="offsets",
+    quote=Quote("(5) 중심 단어에서 몆번째 떨어진 단어를 볼지 Offset 값 임의 지정 … off = torch.randint(1, WIN + 1, "
+                "(B,), device=dev) * sign  # 창 안의 이웃",
+                "(5) Pick at random the offset: how many words away from the centre to look … the draw, commented "
+                "'a neighbour inside the window' (WIN = 5; step (4) draws the side, left or right)"),
     tolerance=exact("a set of integers"),
     expect_source="post A's code: torch.randint(1, WIN + 1) draws 1 … WIN, times a random sign; 1,024,000 draws "
                   "miss one of 10 equally likely offsets with probability 10 · 0.9^1,024,000 ≈ 0",
@@ -79,6 +89,8 @@ def test_window_offsets(verify, seed):
               f"the pair: over {SAMPLER_BATCHES:,} batches, the share of negatives equal to their pair's true context "
               "word is at most 0.1 %.",
     kind="post", post_value="random words (무작위 단어)", unit="share of negatives",
+    quote=Quote("진짜 정답(주변 단어) 1개와 아무렇게나 뽑은 오답(무작위 단어) 8개만 가져와서 …",
+                "take only the 1 true answer (the context word) and 8 randomly drawn wrong answers (random words) …"),
     tolerance=at_most(0.001, f"uniform draws over {VOCAB:,} rows hit the pair's own context 1 time in {VOCAB:,} "
                              "(0.01 %); 0.1 % is 10× that, while negatives drawn from the pair's context hit 100 %"),
     expect_source="post A's code draws neg with torch.randint(0, V), independent of c and off",

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from llm_claims_lab.analogy import WordList, cosine, listing
-from llm_claims_harness.declare import Case, at_least, claim
+from llm_claims_harness.declare import Case, Quote, at_least, claim
 from llm_claims_lab.relatedness import rho_difference
 from llm_claims_lab.segmenters import SegmenterUnavailable
 from word2vec_common import KERNELS_DEVIATION
@@ -40,13 +40,20 @@ CASES = {
     "gpt2_bpe": Case(
         statement="GPT-2's byte-level BPE instead of stems: the table tracks human relatedness worse, "
                   "ρ(stems) − ρ(BPE) > 0 on the WS-353 pairs both cover.",
-        expect_source=f"post A's sentence: {REMARK} (with byte pairs the word2vec effect does not show on Korean)"),
+        expect_source=f"post A's sentence: {REMARK} (with byte pairs the word2vec effect does not show on Korean)",
+        quote=Quote("조금 아쉬운 부분은 tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 "
+                    "보이지 않습니다.",
+                    "A small regret: with byte pairs such as tiktoken's, in the case of Korean, this word2vec effect "
+                    "does not show well.")),
     "kiwi": Case(
         statement="Kiwi's content morphemes instead of stems (particles, endings, copula, suffixes and punctuation "
                   "dropped, as the stripper drops particles): the table tracks human relatedness better, "
                   "ρ(Kiwi) − ρ(stems) > 0 on the WS-353 pairs both cover.",
         expect_source="post A's sentence: '제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답' (a "
-                      "morphological analyser is the right tokenizer; the particle stripper stands in for it)"),
+                      "morphological analyser is the right tokenizer; the particle stripper stands in for it)",
+        quote=Quote("제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나, …",
+                    "To do it properly, using a morphological analyser (kiwipiepy, the MeCab family) is the right "
+                    "answer, but …")),
 }
 
 

@@ -1,6 +1,7 @@
 """Shared by the word2vec claims (``test_word2vec*.py``): how their skip-gram models are computed, the vocabulary
 they look words up in, and 3CosAdd accuracy on the analogy items (the WS-353 scoring:
-:func:`llm_claims_lab.relatedness.ws353_score`).
+:func:`llm_claims_lab.relatedness.ws353_score`); also post A's negative-sampling sentence, which the two ``ns.*``
+claims quote.
 
 Not a test module (no ``test_`` prefix): pytest's default import mode puts ``claims/`` on ``sys.path``, so the
 claim modules import it as ``word2vec_common``.
@@ -8,14 +9,47 @@ claim modules import it as ``word2vec_common``.
 
 import torch
 
+from llm_claims_harness.declare import Quote
 from llm_claims_lab import ko_eval
-from llm_claims_lab.analogy import WordList, analogy_rank, token_id
+from llm_claims_lab.analogy import WordList, analogy_rank, cosine, token_id
 from llm_claims_lab.skipgram import KERNELS
 
 KERNELS_DEVIATION = (f"Skip-gram's step is computed as --claims-w2v-kernels names (w2v.ws353[trained] records it): "
                      f"by default fast, {KERNELS['fast']}, fewer CPU-seconds per step; post is post A's code as "
                      f"written ({KERNELS['post']}). The algorithm, draws and seed are the post's either way; the tables "
                      "differ by float rounding (benchmarks/bench_word2vec.py prints the drift).")
+# Post A's negative-sampling sentence, tested by ns.flop_ratio (its reading) and ns.wallclock_speedup (a literal one).
+NS_QUOTE = Quote("10,000개를 다 비교하지 말고, 진짜 정답(주변 단어) 1개와 아무렇게나 뽑은 오답(무작위 단어) 8개만 "
+                 "가져와서, 이 9개 중에서만 진짜와 가짜를 구별하게 만드는 겁니다. 이렇게 하면 계산 속도가 수천 배 "
+                 "빨라집니다.",
+                 "Instead of comparing all 10,000, take only the 1 true answer (the context word) and 8 randomly drawn "
+                 "wrong answers (random words), and tell real from fake among these 9 alone. This makes the "
+                 "computation several thousand times faster.")
+
+
+# Post A's queries and the neighbours it printed (shown beside ours in w2v.ws353[trained], judged by w2v.neighbours_overlap).
+POST_NEIGHBOURS = {
+    "물리학": ["분야", "물리", "분과", "응집", "역학", "물질"],
+    "서울특별시": ["대한민국", "노원구", "중구", "==", "마포구", "종로구"],
+    "음악": ["판소리", "소프라노", "빠르기", "악기", "인문학", "크고"],
+    "조선": ["후기", "조정", "고려", "국왕", "장악", "국가"],
+    "전쟁": ["명나라", "산업", "있던", "일본", "전투", "대첩"],
+}
+
+# Post A's remark under its neighbour table.
+CLUSTERS = Quote("아무도 분류 라벨을 주지 않았는데, \"주변 단어 맞히기\"라는 과제만으로 학문·왕조·예술의 클러스터가 단지 "
+                 "2M의 Corpus 상에서도 보이게 됩니다.",
+                 "Though nobody gave any class labels, the task of 'guessing the surrounding words' alone makes "
+                 "clusters of academic fields, dynasties and the arts visible, even on a corpus of only 2M.")
+
+
+def neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:
+    """Post A's listing (``topk(7)`` on the centre table, the query dropped): the 6 rows nearest to
+    ``query`` by cosine (shown beside the post's six)."""
+    row = token_id(vocab, query)
+    scores = cosine(table, table[row])  # [V]
+    scores[row] = -torch.inf
+    return [vocab.token(i) for i in scores.topk(6).indices.tolist()]
 
 
 def vocabulary(word2vec) -> WordList:

@@ -38,8 +38,9 @@ def markdown(rows: Iterable[dict]) -> str:
                        f"{_cell(r['preregistered_source'])}; why: {_cell(rev['why'])}; evidence: "
                        f"{_cell(rev['evidence'])}, code {rev['code'][:12]})" if rev else "")
             post = show(r["post_value"]) + (f" {r['unit']}" if r["unit"] and r["post_value"] is not None else "")
+            quote = f": “{_cell(r['quote']['text'])}” ({_cell(r['quote']['gloss'])})" if r.get("quote") else ""
             lines.append(
-                f"| `{r['id']}` | {r['kind']} | {_cell(r['source'])} | {_cell(r['statement'])} | {_cell(post)} "
+                f"| `{r['id']}` | {r['kind']} | {_cell(r['source'])}{quote} | {_cell(r['statement'])} | {_cell(post)} "
                 f"| {_cell(tol.describe())}: {_cell(tol.reason)} | {r['expected_verdict']}: "
                 f"{_cell(r['expect_source'])}{revised} | {r['version']} |")
         lines.append("")

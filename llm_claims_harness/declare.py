@@ -37,13 +37,17 @@ import pytest
 
 from llm_claims_harness.tolerance import Tolerance, at_least, at_most, close, exact, flatten
 
-__all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "VERDICTS", "Case", "Claim", "ClaimDeclarationError",
-           "Revision", "Tolerance", "at_least", "at_most", "claim", "close", "exact", "flatten"]
+__all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "QUOTED_KINDS", "VERDICTS", "Case", "Claim",
+           "ClaimDeclarationError", "Quote", "Revision", "Tolerance", "at_least", "at_most", "claim", "close", "exact",
+           "flatten"]
 
 VERDICTS = ("holds", "refuted")  # what a claim may expect
 NO_PREDICTION = "none"  # a Revision's pre-registered verdict when nothing was predicted: a regression check
 INCONCLUSIVE = "inconclusive"  # a stochastic value within DECISION_SIGMAS noise SDs of a bound
-KINDS = ("post", "beyond", "control")  # the post's own claim; beyond the post (cite a paper); a control
+# the post's claim, read as a careful, charitable reader reads it in context; a literal reading of the post's words that
+# differs from that (shown apart, never counted against the post); beyond the post (cite a paper); a control
+KINDS = ("post", "literal", "beyond", "control")
+QUOTED_KINDS = ("post", "literal")  # kinds whose rows must quote the sentence they test
 # A value is decided only when every bound lies outside value ± 3 SD (a 99.7 % interval for normal noise;
 # it contains the 95 % interval, so a row whose 95 % interval straddles a bound is never decided).
 DECISION_SIGMAS = 3.0
@@ -77,6 +81,20 @@ class Revision:
 
 
 @dataclasses.dataclass(frozen=True)
+class Quote:
+    """The sentence of the post a row tests: ``text``, the post's own words (Korean, shortened with ``…``), and
+    ``gloss``, an English gloss of them. Required on every row of a :data:`QUOTED_KINDS` kind (README, "Adding a
+    claim": the reading rule)."""
+
+    text: str
+    gloss: str
+
+    def ledger(self) -> dict[str, str]:
+        """The ``quote`` entry of a report row."""
+        return {"text": self.text, "gloss": self.gloss}
+
+
+@dataclasses.dataclass(frozen=True)
 class Case:
     """Overrides for one parametrised sub-case; ``None`` fields inherit from the claim.
     Keys of ``Claim.cases`` are the cases' ids (ASCII: pytest escapes other characters). :func:`claim`
@@ -91,6 +109,7 @@ class Case:
     kind: str | None = None
     expect_source: str | None = None
     revised: Revision | None = None
+    quote: Quote | None = None
     params: Mapping[str, Any] | None = None  # the test's arguments for this case (see :func:`claim`)
 
 
@@ -106,7 +125,8 @@ class Claim:
     expectation changes, so old reports are not compared with new ones) and ``version_note`` (why; required
     from version 2), ``cases`` (per sub-case overrides), ``deviation`` (how our protocol differs from the
     post's, shown in the report), ``revised`` (a :class:`Revision` when ``expect`` is not the expectation
-    registered before measuring).
+    registered before measuring), ``quote`` (a :class:`Quote`: the post's sentence a ``post`` or ``literal`` row
+    tests; required for those kinds).
     """
 
     id: str
@@ -123,6 +143,7 @@ class Claim:
     deviation: str = ""
     version_note: str = ""
     revised: Revision | None = None
+    quote: Quote | None = None
 
     def __post_init__(self) -> None:
         __tracebackhide__ = True
@@ -145,6 +166,8 @@ class Claim:
             if case.kind is not None and case.kind not in KINDS:
                 raise ClaimDeclarationError(f"{where}: kind {case.kind!r} is unknown; use one of {KINDS}")
             _check_revision(where, case.revised, case.expect or self.expect)
+            if case_id or not self.cases:  # each row: a case, or the claim when it has none
+                _check_quote(where, case.kind or self.kind, case.quote or self.quote)
         for field, what in (("kind", f"a kind, one of {KINDS}"),
                             ("expect_source", "an expect_source saying where the expected verdict comes from")):
             if not getattr(self, field) and (not self.cases or any(not getattr(c, field) for c in self.cases.values())):
@@ -186,10 +209,21 @@ class Claim:
             "preregistered_expect": revised.preregistered if revised else pick("expect"),
             "preregistered_source": revised.source if revised else pick("expect_source"),
             "revision": revised.ledger() if revised else None,
+            "quote": pick("quote").ledger() if pick("quote") else None,
             "version": self.version,
             "version_note": self.version_note,
             "deviation": self.deviation,
         }
+
+
+def _check_quote(where: str, kind: str | None, quote: Quote | None) -> None:
+    __tracebackhide__ = True
+    if kind not in QUOTED_KINDS:
+        return
+    if not isinstance(quote, Quote) or not quote.text.strip() or not quote.gloss.strip():
+        raise ClaimDeclarationError(f"{where}: a {kind} row needs quote=Quote(text, gloss): the post's sentence it "
+                                    "tests (its own words, shortened) and an English gloss (README, 'Adding a claim': "
+                                    "the reading rule)")
 
 
 def _check_revision(where: str, revised: Revision | None, expect: str) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 
 from llm_claims_harness import order
-from llm_claims_harness.declare import DECISION_SIGMAS
+from llm_claims_harness.declare import DECISION_SIGMAS, QUOTED_KINDS
 from llm_claims_harness.legend import Legend, skip_legend
 from llm_claims_harness.report import MARK, REVISED, inconclusive, revised, show, summary_lines
 from llm_claims_harness.text import cell, cut, slug, wrap
@@ -132,7 +132,7 @@ def _verdict(r: dict, labels: dict[str, str]) -> str:
 
 
 def _where(r: dict) -> str:
-    return order.section(r.get("source", ""))[2] if r.get("kind") == "post" else str(r.get("kind"))
+    return order.section(r.get("source", ""))[2] if r.get("kind") in QUOTED_KINDS else str(r.get("kind"))
 
 
 def _figures(r: dict) -> str:

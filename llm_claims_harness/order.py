@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-GROUPS = ("post", "beyond", "control")  # the table's blocks, in order; any other kind goes last
+GROUPS = ("post", "literal", "beyond", "control")  # the table's blocks, in order; any other kind goes last
 POST_NAMES = ("A", "B")
 
 # (post, short label for the table, pattern searched in the source's first segment), in each post's order.

@@ -18,7 +18,8 @@ ORDER = ("holds", "refuted", "inconclusive", "skipped", "error")
 MARK = {"holds": "✅", "refuted": "❌", "inconclusive": "❔", "skipped": "⏭", "error": "💥"}
 REVISED = "✎"  # the row's expectation was set after measuring (a finding or a regression check, not a prediction)
 # How the summary names a verdict for each kind of claim: a control is judged against its design.
-KIND_TITLES = {"post": "the posts' claims", "beyond": "beyond the posts", "control": "controls"}
+KIND_TITLES = {"post": "the posts' claims", "literal": "literal readings (not counted against the posts)",
+               "beyond": "beyond the posts", "control": "controls"}
 
 
 # The source posts, cited by title and date (the copies the project was given carry neither author nor address).
@@ -50,7 +51,7 @@ def show(value: Any, digits: int = 4) -> str:
 
 
 def count(rows: Iterable[dict]) -> dict[str, dict[str, int]]:
-    """Verdict counts per kind of claim (``post``, ``beyond``, ``control``), each in report order
+    """Verdict counts per kind of claim (``post``, ``literal``, ``beyond``, ``control``), each in report order
     (holds, refuted, inconclusive, skipped, error)."""
     c = Counter((r.get("kind"), r["verdict"]) for r in rows)
     return {kind: {v: c.get((kind, v), 0) for v in ORDER} for kind in KIND_TITLES}

@@ -1,16 +1,16 @@
 """``reports/results.json``: the complete, machine-first record of a run (``CLAIMS.md`` is drawn from it).
 
-Schema ``llm-claims-results``, version 3 (version 2 lacks the rows' expectation ledger,
-``preregistered_expect``, ``preregistered_source`` and ``revision``, and carries such rows without it; a
+Schema ``llm-claims-results``, version 4 (version 3 lacks the rows' ``quote``; version 2 also the expectation
+ledger, ``preregistered_expect``, ``preregistered_source`` and ``revision``; rows are carried without them; a
 file without ``schema`` is version 1: version 2 less ``schema``, ``not_carried`` and the rows'
 ``figures``). Top level:
 
-- ``schema``: ``{"name": "llm-claims-results", "version": 3}``.
+- ``schema``: ``{"name": "llm-claims-results", "version": 4}``.
 - ``environment``: ``date`` (UTC, ISO 8601), ``git_commit`` (12 hex digits, `` (uncommitted changes)``
   appended when tracked files differ), ``git_tree`` (the tree hash ``HEAD^{tree}``: the code measured,
   unchanged by a rebase), ``python``, ``torch``, ``transformers``, ``numpy``, ``platform``, ``device``,
   ``seed``, ``seeds``, ``xdist_workers``, ``command``, ``wall_s``.
-- ``summary``: per kind (``post``, ``beyond``, ``control``) the count of each verdict (``holds``,
+- ``summary``: per kind (``post``, ``literal``, ``beyond``, ``control``) the count of each verdict (``holds``,
   ``refuted``, ``inconclusive``, ``skipped``, ``error``).
 - ``measured_this_run``, ``carried_over``: row counts; ``not_carried``: previous rows left out because the
   claim's declared version changed (``id``, ``version`` measured, ``declared_version``, ``measured_at``).
@@ -26,7 +26,8 @@ file without ``schema`` is version 1: version 2 less ``schema``, ``not_carried``
   ``preregistered_source`` (the expectation registered before any measurement, and where it came from: the
   same as ``expected_verdict`` and ``expect_source`` unless the claim revised it), ``revision`` (``null``, or
   why the expectation changed: ``why``, ``evidence`` (a committed file), ``code`` (the digest of the code
-  that evidence was measured under)), ``reason`` (skip, error or
+  that evidence was measured under)), ``quote`` (``null``, or for a ``post`` or ``literal`` row the post's sentence
+  it tests: ``text``, its own words shortened, and ``gloss``, in English), ``reason`` (skip, error or
   inconclusive explanation), ``version``, ``version_note``, ``deviation``, ``duration_s``, ``device``,
   ``as_expected`` (``null`` when undecided or skipped), ``figures`` (paths relative to the report
   directory), ``carried`` (true: measured by an earlier run) and ``measured_at`` (``date``, ``git_commit``).
@@ -49,7 +50,7 @@ from llm_claims_harness.order import natural
 from llm_claims_harness.report import count
 from llm_claims_lab.atomic import write_text_atomic
 
-SCHEMA = {"name": "llm-claims-results", "version": 3}
+SCHEMA = {"name": "llm-claims-results", "version": 4}
 # collected: test file -> {row id: the claim's declared version} for every claim item this run collected
 Collected = dict[str, dict[str, int]]
 

@@ -39,7 +39,7 @@ class Row:
     ``topic`` (its test module's docstring title), ``nodeid``, ``source``, ``statement``, ``post_value``,
     ``unit``, ``tolerance`` (its short text) with ``tolerance_reason``, ``expected_verdict`` with
     ``expect_source``, ``preregistered_expect`` with ``preregistered_source`` and ``revision`` (the
-    expectation ledger), ``version`` with ``version_note``, ``deviation``. Measurement: ``measured``,
+    expectation ledger), ``quote`` (the post's sentence, for post and literal rows), ``version`` with ``version_note``, ``deviation``. Measurement: ``measured``,
     ``reference``, ``max_abs_diff``, ``details``, ``noise_sd``, ``margin_sigma``, ``verdict``, ``reason``,
     ``interval``. Run: ``duration_s``, ``device``, ``as_expected``, ``figures`` (paths relative to the report
     directory)."""
@@ -79,6 +79,7 @@ class Row:
     preregistered_expect: str = dataclasses.field(default="")
     preregistered_source: str = dataclasses.field(default="")
     revision: dict | None = dataclasses.field(default=None)
+    quote: dict | None = dataclasses.field(default=None)  # the post's sentence a post or literal row tests
 
     @classmethod
     def measured_row(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, measured: Any = None,
@@ -101,7 +102,7 @@ class Row:
             version=fields["version"], version_note=fields["version_note"], deviation=fields["deviation"],
             figures=list(figures or []), interval=None if interval is None else jsonable(list(interval)),
             preregistered_expect=fields["preregistered_expect"], preregistered_source=fields["preregistered_source"],
-            revision=fields["revision"])
+            revision=fields["revision"], quote=fields.get("quote"))
 
     @classmethod
     def unmeasured(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, reason: str) -> Row:

@@ -12,10 +12,11 @@ SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
 ROOT = Path(__file__).resolve().parents[1]
 
 TOY = '''
-from llm_claims_harness.declare import claim, exact
+from llm_claims_harness.declare import Quote, claim, exact
 
 
 @claim(id="toy.never_run", source="Post B, 'a section'", kind="post", expect_source="the post's sentence",
+       quote=Quote("토큰 두 개", "two tokens"),
        statement="a claim whose test would fail", post_value=2, unit="tokens", tolerance=exact("integers"))
 def test_never_run(verify):
     raise AssertionError("the catalogue must not run claims")
@@ -28,7 +29,7 @@ def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue")
     assert result.ret == 0
     text = (pytester.path / "reports" / "CATALOGUE.md").read_text(encoding="utf-8")
-    assert ("| `toy.never_run` | post | Post B, 'a section' | a claim whose test would fail | 2 tokens "
+    assert ("| `toy.never_run` | post | Post B, 'a section': “토큰 두 개” (two tokens) | a claim whose test would fail | 2 tokens "
             "| exact: integers | holds: the post's sentence | 1 |") in text
     assert not (pytester.path / "reports" / "results.json").exists()
 

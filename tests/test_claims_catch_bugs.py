@@ -77,17 +77,18 @@ MUTATIONS = {
         """, {"pe.sin.table_8x6", "pe.sin.frequencies_from_formula",
               *(f"pe.sin.dot_depends_only_on_gap[gap{k}-vs_post]" for k in (1, 3, 10, 30))}),
     # ALiBi slopes that are positive but not the paper's (linear in the head index)
-    "alibi_slopes_linear": (["test_alibi.py", "test_attention.py"], """
+    "alibi_slopes_linear": (["test_alibi.py", "test_score_decay.py"], """
         import llm_claims_lab.positional.biases as B
         B.alibi_slopes = lambda num_heads: [(h + 1) / num_heads for h in range(num_heads)]
         """, {"pos.alibi_slopes[8_heads]", "pos.alibi_slopes[16_heads]"}),
     # RoPE that forgets to rotate
-    "rope_without_rotation": (["test_attention.py"], """
+    "rope_without_rotation": (["test_attention.py", "test_score_decay.py"], """
         import llm_claims_lab.positional as P
         P.apply_rope = lambda x, positions, base=P.BASE: x
         """, {"rope.score_depends_only_on_offset[varies_with_offset]",
               "pos.relative_survives_insertion[mid_straddling_rope]",
-              *(f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]" for c in ("ones", "random", "peak_at_gap0"))}),
+              *(f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]"
+                for c in ("ones", "random", "peak_at_gap0", "on_average"))}),
     # attention that never sees the positional encoding
     "pe_not_added": (["test_attention.py"], """
         import torch, llm_claims_lab.positional as P

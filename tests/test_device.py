@@ -125,12 +125,12 @@ ROW_DEVICE = '''
 from llm_claims_harness.declare import claim, exact
 
 
-@claim(id="toy.on_device", source="test", kind="post", expect_source="arithmetic", statement="s",
+@claim(id="toy.on_device", source="test", kind="beyond", expect_source="arithmetic", statement="s",
        tolerance=exact("integers"))
 def test_on_device(verify, device):
     verify(1, reference=1)
 
-@claim(id="toy.on_cpu", source="test", kind="post", expect_source="arithmetic", statement="s",
+@claim(id="toy.on_cpu", source="test", kind="beyond", expect_source="arithmetic", statement="s",
        tolerance=exact("integers"))
 def test_on_cpu(verify):
     verify(1, reference=1)

@@ -14,9 +14,10 @@ CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'  # the 
 CLAIMS = '''
 """Toy claims for the harness tests."""
 import pytest
-from llm_claims_harness.declare import Case, at_most, claim, close, exact
+from llm_claims_harness.declare import Case, Quote, at_most, claim, close, exact
+Q = Quote("1 더하기 1은 2", "one plus one is two")
 
-@claim(id="toy.holds", source="test", kind="post", expect_source="arithmetic", statement="1 + 1 is 2", post_value=2,
+@claim(id="toy.holds", source="test", kind="post", quote=Q, expect_source="arithmetic", statement="1 + 1 is 2", post_value=2,
        tolerance=exact("integers"))
 def test_holds(verify):
     verify(1 + 1)
@@ -26,14 +27,14 @@ def test_holds(verify):
 def test_refuted(verify):
     verify(3.14159)
 
-@claim(id="toy.cases", source="test", kind="post", expect_source="arithmetic", statement="small numbers",
+@claim(id="toy.cases", source="test", kind="post", quote=Q, expect_source="arithmetic", statement="small numbers",
        tolerance=at_most(1.0, "one"),
        cases={"a": Case(post_value=0.5), "b": Case(tolerance=at_most(10.0, "ten"))})
 @pytest.mark.parametrize("x", [pytest.param(0.5, id="a"), pytest.param(5.0, id="b")])
 def test_cases(verify, x):
     verify(x)
 
-@claim(id="toy.skipped", source="test", kind="post", expect_source="arithmetic", statement="needs weights", tolerance=exact("n/a"))
+@claim(id="toy.skipped", source="test", kind="post", quote=Q, expect_source="arithmetic", statement="needs weights", tolerance=exact("n/a"))
 def test_skipped(verify):
     pytest.skip("weights not found: set TOY_DIR")
 
@@ -74,6 +75,7 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
                                  "*controls: 1 behave as designed*"])
     assert _results(suite)["summary"]["control"]["refuted"] == 1
     assert rows["toy.holds"]["kind"] == "post" and rows["toy.holds"]["expect_source"] == "arithmetic"
+    assert rows["toy.holds"]["quote"] == {"text": "1 더하기 1은 2", "gloss": "one plus one is two"}
     assert rows["toy.holds"]["margin_sigma"] is None
     env = _results(suite)["environment"]
     assert {"date", "git_commit", "torch", "transformers", "device", "seed"} <= set(env)
@@ -84,7 +86,7 @@ def test_expected_refuted_that_holds_fails_the_run(pytester: pytest.Pytester) ->
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_flip='''
 from llm_claims_harness.declare import claim, exact
-@claim(id="toy.flip", source="test", kind="post", expect_source="arithmetic", statement="2 is 2", post_value=2,
+@claim(id="toy.flip", source="test", kind="beyond", expect_source="arithmetic", statement="2 is 2", post_value=2,
        tolerance=exact("integers"), expect="refuted")
 def test_flip(verify):
     verify(2)
@@ -99,7 +101,7 @@ def test_expected_holds_that_is_refuted_fails_the_run(pytester: pytest.Pytester)
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_flip='''
 from llm_claims_harness.declare import at_most, claim
-@claim(id="toy.too_big", source="test", kind="post", expect_source="arithmetic", statement="x is small", tolerance=at_most(1.0, "one"))
+@claim(id="toy.too_big", source="test", kind="beyond", expect_source="arithmetic", statement="x is small", tolerance=at_most(1.0, "one"))
 def test_flip(verify):
     verify(2.0)
 ''')
@@ -120,12 +122,17 @@ def test_flip(verify):
      "claim 'toy.bad': a revision's pre-registered verdict must be one of*and differ from the declared expectation*"),
     ('tolerance=exact("x"), revised=Revision("refuted", "post", "", "calibration/x.json", "")',
      "claim 'toy.bad': a revision needs why, code*"),
+    ('tolerance=exact("x"), quote=None', "claim 'toy.bad': a post row needs quote=Quote(text, gloss)*"),
+    ('tolerance=exact("x"), kind="literal", quote=Quote("", "gloss")', "claim 'toy.bad': a literal row needs quote*"),
+    ('tolerance=exact("x"), quote=None, cases={"a": Case(), "b": Case(quote=Q)}',
+     "claim 'toy.bad' case 'a': a post row needs quote*"),
 ])
 def test_bad_declaration_is_a_collection_error(pytester: pytest.Pytester, declaration: str, message: str) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_bad=f'''
-from llm_claims_harness.declare import Revision, claim, exact
-@claim(**{{"id": "toy.bad", "source": "test", "kind": "post", "expect_source": "arithmetic", "statement": "s",
+from llm_claims_harness.declare import Case, Quote, Revision, claim, exact
+Q = Quote("문장", "a sentence")
+@claim(**{{"id": "toy.bad", "source": "test", "kind": "post", "quote": Q, "expect_source": "arithmetic", "statement": "s",
           **dict({declaration})}})
 def test_bad(verify):
     verify(1)
@@ -140,7 +147,7 @@ def test_undeclared_case_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_case='''
 import pytest
 from llm_claims_harness.declare import Case, claim, exact
-@claim(id="toy.case", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"), cases={"a": Case()})
+@claim(id="toy.case", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"), cases={"a": Case()})
 @pytest.mark.parametrize("x", [1, 2], ids=["a", "typo"])
 def test_case(verify, x):
     verify(x)
@@ -154,7 +161,7 @@ def test_duplicate_id_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST)
     body = '''
 from llm_claims_harness.declare import claim, exact
-@claim(id="toy.same", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"))
+@claim(id="toy.same", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
 def test_{n}(verify):
     verify(1)
 '''
@@ -168,11 +175,11 @@ def test_claim_that_never_measures_is_an_error_row(pytester: pytest.Pytester) ->
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_lazy='''
 from llm_claims_harness.declare import claim, exact
-@claim(id="toy.lazy", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"))
+@claim(id="toy.lazy", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
 def test_lazy(verify):
     pass
 
-@claim(id="toy.crash", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=exact("x"))
+@claim(id="toy.crash", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
 def test_crash(verify):
     raise RuntimeError("model exploded")
 ''')
@@ -270,11 +277,11 @@ def test_global_rng_is_seeded_per_claim(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_rng='''
 import torch
 from llm_claims_harness.declare import at_least, claim
-@claim(id="toy.first", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=at_least(-10.0, "any"))
+@claim(id="toy.first", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=at_least(-10.0, "any"))
 def test_first(verify):
     verify(torch.randn(1).item())
 
-@claim(id="toy.second", source="test", kind="post", expect_source="arithmetic", statement="s", tolerance=at_least(-10.0, "any"))
+@claim(id="toy.second", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=at_least(-10.0, "any"))
 def test_second(verify):
     verify(torch.randn(1).item())
 ''')

@@ -25,7 +25,7 @@ from llm_claims_harness.declare import at_least, claim, close
 def test_noisy(verify):
     verify(1.2, noise={noise})
 
-@claim(id="toy.close", source="test", kind="post", expect_source="the post", statement="x is 10 ± 1",
+@claim(id="toy.close", source="test", kind="beyond", expect_source="the post", statement="x is 10 ± 1",
        post_value=10.0, tolerance=close("an effect size", atol=1.0))
 def test_close(verify):
     verify(10.5, noise=0.1)
@@ -80,7 +80,7 @@ def test_numpy_and_torch_scalars_cross_to_the_controller(pytester: pytest.Pytest
     pytester.makepyfile(test_scalars='''
 import numpy as np, torch
 from llm_claims_harness.declare import at_least, claim
-@claim(id="toy.scalars", source="test", kind="post", expect_source="arithmetic", statement="s",
+@claim(id="toy.scalars", source="test", kind="beyond", expect_source="arithmetic", statement="s",
        tolerance=at_least(0.0, "any"))
 def test_scalars(verify):
     verify(np.float64(1.5), noise=np.float64(0.1), details={"t": torch.tensor(2.0), "n": np.int64(3)})
@@ -93,14 +93,14 @@ def test_scalars(verify):
 SHARE = '''
 import pytest
 from llm_claims_harness.declare import at_most, claim, close
-@claim(id="toy.share", source="test", kind="post", expect_source="the post", statement="a share ≤ 10 %",
+@claim(id="toy.share", source="test", kind="beyond", expect_source="the post", statement="a share ≤ 10 %",
        tolerance=at_most(0.10, "an effect size"))
 def test_share(verify):
     if not verify.decides(*{extreme}):
         pytest.skip("too few items to decide")
     verify({value}, interval={interval})
 
-@claim(id="toy.close_share", source="test", kind="post", expect_source="the post", statement="x is 1/2",
+@claim(id="toy.close_share", source="test", kind="beyond", expect_source="the post", statement="x is 1/2",
        post_value=0.5, tolerance=close("an effect size", atol=0.1))
 def test_close_share(verify):
     verify(0.5, interval=(0.4, 0.6))

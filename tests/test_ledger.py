@@ -19,8 +19,8 @@ def test_expectation_ledger(pytester: pytest.Pytester) -> None:
     """Every row carries its pre-registered expectation; a revised one is marked, explained and counted apart."""
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_toy_ledger='''
-from llm_claims_harness.declare import NO_PREDICTION, Revision, claim, exact
-@claim(id="toy.kept", source="test", kind="post", expect_source="the post", statement="s", tolerance=exact("x"))
+from llm_claims_harness.declare import NO_PREDICTION, Quote, Revision, claim, exact
+@claim(id="toy.kept", source="test", kind="post", quote=Quote("문장", "a sentence"), expect_source="the post", statement="s", tolerance=exact("x"))
 def test_kept(verify):
     verify(1, reference=1)
 @claim(id="toy.revised", source="test", kind="beyond", expect_source="finding", statement="s", tolerance=exact("x"),

@@ -172,7 +172,7 @@ def test_schema_is_written_and_old_files_are_read(tmp_path: Path) -> None:
     assert results.load(path) == (old, "")
     results.write(tmp_path, {"toy.same": make("toy.same")}, {"claims/test_toy.py": {"toy.same": 1}}, ENV)
     new = json.loads(path.read_text(encoding="utf-8"))
-    assert new["schema"] == results.SCHEMA == {"name": "llm-claims-results", "version": 3}
+    assert new["schema"] == results.SCHEMA == {"name": "llm-claims-results", "version": 4}
     assert all("figures" in r for r in new["claims"])
     diff = compare(load(path), old | {"claims": old["claims"]})  # compare reads both generations
     assert not diff.flips and not diff.moved
@@ -193,12 +193,12 @@ SUITE = '''
 """Toy topic."""
 from llm_claims_harness.declare import claim, exact
 
-@claim(id="toy.kept", source="Post A, exp. 1", kind="post", expect_source="arithmetic", statement="s",
+@claim(id="toy.kept", source="Post A, exp. 1", kind="beyond", expect_source="arithmetic", statement="s",
        post_value=1, tolerance=exact("integers"))
 def test_kept(verify):
     verify(1)
 
-@claim(id="toy.bumped", source="Post A, exp. 1", kind="post", expect_source="arithmetic", statement="s",
+@claim(id="toy.bumped", source="Post A, exp. 1", kind="beyond", expect_source="arithmetic", statement="s",
        post_value=1, tolerance=exact("integers"){version})
 def test_bumped(verify, figure):
     verify(1, figures=figure("toy.txt", lambda path: path.write_text("a figure")))
