@@ -33,15 +33,16 @@ TABLE_LINES = {
 
 
 def _table_quote(name: str) -> Quote:
-    """The row ``name`` of post A's printed result table, glossed."""
+    """The row ``name`` of post A's printed result table under its header (검증 항목 | 결과), glossed."""
+    text = f"검증 항목 결과 … {TABLE_LINES[name]}"
     if name in POST_A_ANALOGIES:
         (a, b, c), post = POST_A_ANALOGIES[name]
-        return Quote(TABLE_LINES[name], f"post A's result table: nearest tokens to {a.strip()} − {b.strip()} + "
-                                        f"{c.strip()}: " + ", ".join(f"{t!r} ({v:.3f})" for t, v in post))
+        return Quote(text, f"post A's result table (item, result): nearest tokens to {a.strip()} − {b.strip()} + "
+                           f"{c.strip()}: " + ", ".join(f"{t!r} ({v:.3f})" for t, v in post))
     (a, b, c, d), post = POST_A_DIRECTIONS[name]
     prefix = "control: " if name == "control" else ""
-    return Quote(TABLE_LINES[name], f"post A's result table: {prefix}cos({a.strip()} − {b.strip()}, "
-                                    f"{c.strip()} − {d.strip()}) = {post}")
+    return Quote(text, f"post A's result table (item, result): {prefix}cos({a.strip()} − {b.strip()}, "
+                       f"{c.strip()} − {d.strip()}) = {post}")
 
 
 COSINE = close("the post prints 3 decimals (rounding ≤ 5e-4); float32 sums over 768 dims differ across "
