@@ -82,9 +82,9 @@ class Revision:
 
 @dataclasses.dataclass(frozen=True)
 class Quote:
-    """The sentence of the post a row tests: ``text``, the post's own words (Korean, shortened with ``…``), and
-    ``gloss``, an English gloss of them. Required on every row of a :data:`QUOTED_KINDS` kind (README, "Adding a
-    claim": the reading rule)."""
+    """The sentence of the post a row tests: ``text``, the post's own words (in its language, shortened with
+    ``…``), and ``gloss``, an English gloss of them. Required on every row of a :data:`QUOTED_KINDS` kind
+    (README, "Adding a claim": the reading rule)."""
 
     text: str
     gloss: str
