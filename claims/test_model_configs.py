@@ -159,11 +159,13 @@ HUB_DEVIATION = ("the hub's config.json at a pinned commit, not transformers' de
                  "cache nor the hub has it")
 
 
-def _hub_fields(name: str) -> tuple[dict, dict]:
-    """The hub's config.json of ``HUB[name]`` and the details every hub row shows (repo, commit, source)."""
+def _hub_fields(name: str, required: dict[str, type] | None = None) -> tuple[dict, dict]:
+    """The hub's config.json of ``HUB[name]`` (holding each of ``required``, of its type) and the details every hub
+    row shows (repo, commit, source). A file that is not such a configuration skips the row, saying how to
+    download it again (:func:`llm_claims_lab.configs.hub_config`)."""
     repo, revision = HUB[name]
     try:
-        fields, source = hub_config(repo, revision)
+        fields, source = hub_config(repo, revision, fields=required)
     except ConfigUnavailable as exc:
         pytest.skip(str(exc))
     return fields, {"repo": repo, "revision": revision, "config.json from": source}
@@ -190,8 +192,9 @@ def _hub_fields(name: str) -> tuple[dict, dict]:
     version_note=GPT2_ROWS_BEYOND,
 )
 def test_hub_positions(verify, case):
-    fields, details = _hub_fields(case)
-    verify(fields.get({"bert": "max_position_embeddings", "gpt2": "n_positions"}[case]), details=details)
+    field = {"bert": "max_position_embeddings", "gpt2": "n_positions"}[case]
+    fields, details = _hub_fields(case, {field: int})
+    verify(fields[field], details=details)
 
 
 @claim(

@@ -157,16 +157,20 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _check_report_dir(config: pytest.Config) -> None:
-    """A report directory named with ``--claims-report-dir`` must be one this run can write to.
+    """The report directory (``--claims-report-dir``, else ``<rootdir>/reports``) must be one this run can write
+    to, unless no report is written: found before measuring, not when the report is due.
 
     Raises:
         pytest.UsageError: naming the path, what is wrong and what was expected.
     """
+    if config.getoption("no_claims_report"):
+        return
     named = config.getoption("claims_report_dir")
-    problem = not_writable_dir(report_dir(config)) if named and not config.getoption("no_claims_report") else None
+    problem = not_writable_dir(report_dir(config))
     if problem:
-        raise pytest.UsageError(f"report: --claims-report-dir={named}: {problem}; expected a directory this run "
-                                "can create or write to")
+        raise pytest.UsageError(f"report: {f'--claims-report-dir={named}' if named else 'the report directory'}: "
+                                f"{problem}; expected a directory this run can create or write to (name one with "
+                                "--claims-report-dir, or measure without a report: --no-claims-report)")
 
 
 def run_id(config: pytest.Config) -> str:

@@ -43,6 +43,7 @@ file is not merged, and ``warning`` says so.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from llm_claims_harness import markdown
@@ -51,6 +52,7 @@ from llm_claims_harness.report import count
 from llm_claims_lab.atomic import write_text_atomic
 
 SCHEMA = {"name": "llm-claims-results", "version": 4}
+STALE_S = 60  # a report's temporary file older than this is a killed run's (writing one takes milliseconds)
 # collected: test file -> {row id: the claim's declared version} for every claim item this run collected
 Collected = dict[str, dict[str, int]]
 
@@ -80,7 +82,7 @@ def load(path: Path) -> tuple[dict, str]:
                              f"{str(bad)[:80]}")
         return data, ""
     except (OSError, ValueError) as exc:
-        return {}, f"the previous {path.name} was unreadable ({exc}); nothing was carried over from it"
+        return {}, f"the previous {path.name} was unreadable ({path}: {exc}); nothing was carried over from it"
 
 
 def merge(previous: dict, rows: dict[str, dict], collected: Collected, env: dict) -> tuple[list[dict], list[dict]]:
@@ -118,9 +120,14 @@ def write(out: Path, rows: dict[str, dict], collected: Collected, env: dict) -> 
     """Merge with the previous report in ``out`` and write ``results.json``, ``CLAIMS.md`` and ``SCHEMA.md``.
 
     Returns the path of ``CLAIMS.md`` and a warning (empty when none: e.g. the previous ``results.json`` was
-    unreadable and nothing was carried over). Raises ``OSError`` when ``out`` cannot be created.
+    unreadable and nothing was carried over). The temporary files of a run killed while writing them are removed.
+    Raises ``OSError`` when ``out`` cannot be created.
     """
     out.mkdir(parents=True, exist_ok=True)
+    for name in ("results.json", "CLAIMS.md", "SCHEMA.md"):
+        for stale in out.glob(f".{name}.*.tmp"):  # write_text_atomic's, left by a killed run; never read
+            if time.time() - stale.stat().st_mtime > STALE_S:  # a younger one may be another run's, being written
+                stale.unlink(missing_ok=True)
     previous, warning = load(out / "results.json")
     data = build(previous, rows, collected, env, warning)
     write_text_atomic(out / "results.json", json.dumps(data, indent=1, ensure_ascii=False) + "\n")

@@ -8,7 +8,8 @@ and heads models).
 Run ``python -m llm_claims_lab.build_log EVENTS [--skip N] [--check-once]``: a Markdown table of CPU-seconds per
 model and phase; ``--skip N`` leaves out the log's first N lines (the events of earlier runs, in a cache that is
 kept between runs); ``--check-once`` exits 1 when an entry was built more than once (a run should train and
-evaluate each fingerprint once). Exits 2 with one line on a missing or unreadable log.
+evaluate each fingerprint once). A line that is not a whole event (cut short by a killed process) is said and
+skipped; exits 2 with one line on a missing or unreadable log, or another file in its place.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import dataclasses
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 _HASH = re.compile(r"-[0-9a-f]{16}$")  # the fingerprint's hash at the end of an entry's key
@@ -50,22 +52,25 @@ class EntryLog:
     wall_s: float = 0.0
 
 
-def read(path: Path, *, skip: int = 0) -> dict[str, EntryLog]:
-    """Every entry of the log at ``path`` after its first ``skip`` lines, in the order first seen.
+def read(path: Path, *, skip: int = 0, say: Callable[[str], None] | None = None) -> dict[str, EntryLog]:
+    """Every entry of the log at ``path`` after its first ``skip`` lines, in the order first seen. A line that is
+    not a whole cache event (cut short by a process killed while appending it, or garbage) is skipped, and
+    ``say`` (default: stderr) is told so in one line naming the file and the lines.
 
     Raises:
         FileNotFoundError: no log (a run that trained and loaded no model writes none). OSError: the log cannot
-            be read. ValueError: a line that is not a cache event.
+            be read. ValueError: no line is a cache event and a whole line is not one (another file in its place);
+            the message names the file.
     """
     entries: dict[str, EntryLog] = {}
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    lines = Path(path).read_bytes().split(b"\n")  # the last: what follows the last newline, a line cut short
+    bad = []
     for number, line in enumerate(lines[skip:], skip + 1):
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not a cache event (not JSON: {exc})") from None
-        if not isinstance(event, dict) or not isinstance(event.get("entry"), str):
-            raise ValueError(f"{path}:{number}: not a cache event (a JSON object with an 'entry' expected)")
+        event = _event(line)
+        if event is None:
+            if line.strip():
+                bad.append(number)
+            continue
         log = entries.setdefault(event["entry"], EntryLog(event["entry"]))
         if event.get("event") == "build":
             log.builds += 1
@@ -75,7 +80,27 @@ def read(path: Path, *, skip: int = 0) -> dict[str, EntryLog]:
             log.loads += 1
         elif event.get("event") == "corrupt":
             log.corrupt += 1
+    if bad and not entries and bad != [len(lines)]:
+        raise ValueError(f"{path} is not a cache's event log: none of its lines is a cache event (a JSON object "
+                         f"with an 'entry'; line {bad[0]} is not); give the events.jsonl of a weight cache")
+    if bad:
+        (say or _to_stderr)(f"build_log: {path}: skipped {len(bad)} line(s) that are not whole cache events (cut "
+                            "short by a process killed while writing, or not a JSON object with an 'entry'): line "
+                            f"{', '.join(map(str, bad[:5]))}{', …' if len(bad) > 5 else ''}; counted the others")
     return entries
+
+
+def _event(line: bytes) -> dict | None:
+    """The cache event a log line holds, or ``None``."""
+    try:
+        event = json.loads(line.decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON
+        return None
+    return event if isinstance(event, dict) and isinstance(event.get("entry"), str) else None
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def ledger(entries: dict[str, EntryLog]) -> str:

@@ -7,13 +7,12 @@ Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling'
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from llm_claims_lab.hub import hub_reachable
+from llm_claims_lab.json_files import InputFileError, read_json
 
 
 class ConfigUnavailable(RuntimeError):
@@ -39,14 +38,18 @@ def rope_settings(fields: Mapping[str, Any]) -> dict:
             "scaling": fields.get("rope_scaling"), "where": ", ".join(found) or "none"}
 
 
-def hub_config(repo: str, revision: str, *, cache_dir: str | os.PathLike | None = None) -> tuple[dict, str]:
+def hub_config(repo: str, revision: str, *, cache_dir: str | os.PathLike | None = None,
+               fields: Mapping[str, type | tuple[type, ...]] | None = None) -> tuple[dict, str]:
     """``config.json`` of hub repo ``repo`` at commit ``revision``, as a dict, and where it came from: the local
     Hugging Face cache (``cache_dir``, default huggingface_hub's) without network, else the hub when
-    :func:`llm_claims_lab.hub.hub_reachable` (the file is then kept in the cache).
+    :func:`llm_claims_lab.hub.hub_reachable` (the file is then kept in the cache). It must be a JSON object with
+    a ``model_type`` (every configuration transformers writes has one) and each of ``fields`` (the fields the
+    caller reads, with their JSON types).
 
     Raises:
         ConfigUnavailable: not in the cache and the hub unreachable, or the download failed (e.g. an unknown
-            revision); the message names the repo and commit and how to get the file.
+            revision); or the file is not such an object (cut short, an error page, another file); the message
+            names the repo and commit, or the file, and how to get a good copy.
     """
     from huggingface_hub import hf_hub_download
 
@@ -66,4 +69,10 @@ def hub_config(repo: str, revision: str, *, cache_dir: str | os.PathLike | None 
             raise ConfigUnavailable(f"Hugging Face hub: {where}: {type(exc).__name__}: "
                                     f"{(str(exc).strip().splitlines() or [''])[0]}") from None
         source = f"Hugging Face hub: {where}"
-    return json.loads(Path(path).read_text(encoding="utf-8")), source
+    try:
+        config = read_json(path, required={"model_type": str, **(fields or {})},
+                           fix=f"download it again: `hf download {repo} config.json --revision {revision} "
+                               "--force-download`")
+    except InputFileError as exc:
+        raise ConfigUnavailable(f"{where} config.json: {exc}") from None
+    return config, source

@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 
 from llm_claims_lab import data
+from llm_claims_lab.inputs import wrong_format
 from llm_claims_lab.stemming import strip_particle
 
 ENV_VAR = "CLAIMS_CORPUS"
@@ -58,7 +59,8 @@ def read_paragraphs(path: Path) -> list[str]:
     """Lines of a UTF-8 text file, ``.xz``-compressed or plain.
 
     Raises:
-        CorpusUnavailable: missing, unreadable, not UTF-8, or empty.
+        CorpusUnavailable: missing, unreadable, not UTF-8, a truncated xz file, a Git LFS pointer or an HTML page
+            in its place, or empty.
     """
     fix = f"point --claims-corpus or ${ENV_VAR} at {EXPECTED}"
     if not path.is_file():
@@ -66,9 +68,15 @@ def read_paragraphs(path: Path) -> list[str]:
     try:
         opener = lzma.open if path.suffix == ".xz" else open
         with opener(path, "rt", encoding="utf-8") as fh:
-            lines = [line for line in fh.read().splitlines() if line.strip()]
+            text = fh.read()
+    except EOFError:  # lzma: the stream ends before its end marker
+        raise CorpusUnavailable(f"corpus at {path} is a truncated xz file (its stream ends early): {fix}") from None
     except (OSError, lzma.LZMAError, UnicodeDecodeError) as exc:
         raise CorpusUnavailable(f"corpus at {path} is unreadable ({type(exc).__name__}: {exc}): {fix}") from None
+    other = wrong_format(text[:200].encode("utf-8"))
+    if other:
+        raise CorpusUnavailable(f"corpus at {path} is {other}: {fix}")
+    lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise CorpusUnavailable(f"corpus at {path} is empty: {fix}")
     return lines

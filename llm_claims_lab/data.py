@@ -1,9 +1,10 @@
 """The external data of the word2vec claims: pinned public sources (:mod:`llm_claims_lab.data_registry`),
 fetched once, verified, and built into a local cache.
 
-:class:`Store` fetches (``pooch``: download to a temporary file, hash check, move), verifies and builds into
-the data directory (:func:`~llm_claims_lab.data_locations.data_dir`). A cached file that matches its hash is never fetched again; one that does not is fetched again. Under
-pytest-xdist one worker fetches while the others wait (a file lock in the data directory).
+:class:`Store` fetches (``pooch``, into a private temporary directory: hash check, move), verifies and builds
+into the data directory (:func:`~llm_claims_lab.data_locations.data_dir`). A cached file that matches its hash
+is never fetched again; one that does not is fetched again. One process fetches while the others wait (a file
+lock in the data directory); it first removes what an interrupted fetch left there.
 
 A mirror (``--claims-data-mirror`` or ``$CLAIMS_DATA_MIRROR``: a local directory, a ``file://`` URL or an
 http(s) base URL) replaces the network. It is laid out like this::
@@ -13,8 +14,9 @@ http(s) base URL) replaces the network. It is laid out like this::
 
 and every file from it is checked against the published sha256 (of the decompressed bytes for ``.xz``).
 
-Command line, on a machine with network: ``python -m llm_claims_lab.data fetch [--data-dir DIR] [--mirror SRC]``
-fetches and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the registry.
+Command line, on a machine with network: ``python -m llm_claims_lab.data fetch [--data-dir DIR] [--mirror
+SRC]`` fetches and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the
+registry.
 
 Every public name of :mod:`~llm_claims_lab.data_registry` and :mod:`~llm_claims_lab.data_locations` is
 importable from here. The registry's default is this module's :data:`REGISTRY`, read when called, so that
@@ -25,18 +27,18 @@ replacing ``llm_claims_lab.data.REGISTRY`` (a test's mini registry) reaches :fun
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import lzma
+import os
 import shutil
 import sys
-import urllib.parse
-import urllib.request
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import filelock
 import pooch
-import requests
 
 from llm_claims_lab import kowiki
 from llm_claims_lab.atomic import write_atomic, write_text_atomic
@@ -49,7 +51,11 @@ from llm_claims_lab.data_locations import (
     ExplicitPathError,
     Mirror,
     data_dir,
-    named_path,
+    named_mirror,
+    named_path,  # noqa: F401  (read from here by corpus and ko_eval)
+    remove_stale,
+    unread,
+    unwritable,
 )
 from llm_claims_lab.data_registry import (
     ATTRIBUTION_FILE,
@@ -60,7 +66,6 @@ from llm_claims_lab.data_registry import (
     PublishedFile,
     Registry,
     describe,
-    mirror_layout,
 )
 
 FETCH_COMMAND = "python -m llm_claims_lab.data fetch"
@@ -70,34 +75,12 @@ pooch.get_logger().setLevel(logging.WARNING)  # Store reports progress itself (i
 
 def mirror(option: str | None, flag: str = "--claims-data-mirror",
            registry: Registry | None = None) -> Mirror | None:
-    """The mirror the user named (``option``, else ``$CLAIMS_DATA_MIRROR``), or None (fetch from the network).
-    A local directory (or ``file://`` URL) must hold every file of ``registry`` (default :data:`REGISTRY`);
-    a URL mirror is checked file by file as it is read.
+    """:func:`~llm_claims_lab.data_locations.named_mirror` of ``registry`` (default :data:`REGISTRY`).
 
     Raises:
         ExplicitPathError: an unsupported URL scheme, or a directory that lacks the layout.
     """
-    named = named_path(option, flag, MIRROR_ENV)
-    if named is None:
-        return None
-    text, how = named
-    scheme = urllib.parse.urlsplit(text).scheme
-    if scheme in ("http", "https"):
-        return Mirror(text.rstrip("/"), how)
-    if scheme == "file":
-        text = urllib.request.url2pathname(urllib.parse.urlsplit(text).path)
-    elif "://" in text:
-        raise ExplicitPathError(f"{how} names {text}: expected a directory, a file:// URL or an http(s) URL")
-    registry = registry or REGISTRY
-    found = Mirror(str(Path(text).expanduser()), how)
-    files = [*registry.ko_eval.files, *registry.kowiki.files]
-    missing = [f.mirror_path for f in files if not Path(found.locate(f)).is_file()]
-    if missing:
-        problem = (f"lacks {len(missing)} of the {len(files)} mirrored files (first: {missing[0]})"
-                   if Path(found.root).is_dir() else "is not a directory")
-        raise ExplicitPathError(f"{how} names {found.root}, which {problem}: expected a directory or URL "
-                                f"laid out as {mirror_layout(registry)}")
-    return found
+    return named_mirror(option, flag, registry or REGISTRY)
 
 
 class Store:
@@ -117,13 +100,14 @@ class Store:
         """The directory holding the Korean WS-353 and analogy files, fetched and verified on first use.
 
         Raises:
-            DataUnavailable: no mirror, the network is unreachable and the cache lacks a file.
-            DataHashMismatch: a fetched file is not the published one.
+            DataUnavailable: no mirror, the network is unreachable (or refuses a file) and the cache lacks it.
+            DataHashMismatch: a fetched file is not the published one (an xz copy: not a complete xz stream).
             ExplicitPathError: the mirror lacks a file or cannot be read.
+            DataError: the data directory cannot be written (read-only, full disk).
         """
         data_set = self.registry.ko_eval
         if not self._complete(data_set):
-            with self._lock():
+            with self._locked(data_set):
                 self._fetch(data_set)
                 write_text_atomic(self.root / data_set.name / SOURCES_FILE, describe(data_set))
         return self.root / data_set.name
@@ -133,26 +117,34 @@ class Store:
         with ``attribution.tsv.xz`` and ``SOURCES.txt`` beside it; fetched and built on first use.
 
         Raises:
-            DataUnavailable, DataHashMismatch, ExplicitPathError: as :meth:`ko_eval`; DataHashMismatch also
-                when the text built from the verified files differs from the pinned sha256.
+            DataUnavailable, DataHashMismatch, ExplicitPathError, DataError: as :meth:`ko_eval`;
+                DataHashMismatch also when the text built from the verified files is not the pinned one.
         """
         data_set = self.registry.kowiki
         target = self.root / data_set.name / CORPUS_FILE
         if not self._built(target):
-            with self._lock():
+            with self._locked(data_set):
                 if not self._built(target):
                     self._fetch(data_set)
                     self._build(data_set, target)
         return target
 
-    def _lock(self) -> filelock.FileLock:
-        """The lock that one process holds while it fetches or builds (xdist workers share the directory)."""
+    @contextlib.contextmanager
+    def _locked(self, data_set: DataSet) -> Iterator[None]:
+        """Hold the fetch lock (one process fetches or builds, the others wait), having removed what an
+        interrupted fetch of ``data_set`` left behind.
+
+        Raises:
+            DataError: the data directory cannot be written, in the block too (read-only, full disk).
+        """
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DataError(f"cannot create the data directory {self.root} ({exc.strerror}): name a writable "
-                            f"one with --claims-data-dir or ${DATA_DIR_ENV}") from None
-        return filelock.FileLock(self.root / ".fetch.lock")
+            with filelock.FileLock(self.root / ".fetch.lock"):
+                if removed := remove_stale(self.root, data_set):
+                    self.say(f"removed what an interrupted fetch left in {self.root}: {', '.join(removed)}")
+                yield
+        except OSError as exc:  # a source's errors are DataErrors by now (_fetch_file)
+            raise unwritable(self.root, exc) from None
 
     def _complete(self, data_set: DataSet) -> bool:
         """Whether every file of ``data_set`` and its ``SOURCES.txt`` are cached and verified."""
@@ -173,41 +165,57 @@ class Store:
             self._fetch_file(f)
 
     def _fetch_file(self, f: PublishedFile) -> None:
-        target = self.root / f.path
+        """Download ``f`` into a private temporary directory beside its place (nothing found there is reused),
+        verify it (a mirror's xz copy decompressed) and move it into place.
+
+        Raises:
+            DataHashMismatch, ExplicitPathError, DataUnavailable: as :meth:`ko_eval`, for this file.
+            OSError: the data directory cannot be written.
+        """
+        target, packed = self.root / f.path, bool(self.mirror) and f.mirror_path.endswith(".xz")
         source = self.mirror.locate(f) if self.mirror else f.url
         downloader = (self.mirror.downloader(self.progressbar, self.timeout) if self.mirror
                       else pooch.HTTPDownloader(progressbar=self.progressbar, timeout=self.timeout))
-        try:
-            if self.mirror and f.mirror_path.endswith(".xz"):
-                packed = Path(pooch.retrieve(source, known_hash=None, fname=f"{target.name}.xz",
-                                             path=target.parent, downloader=downloader))
-                try:
-                    write_atomic(target, lambda tmp: self._unpack(packed, Path(tmp), f, source))
-                finally:
-                    packed.unlink(missing_ok=True)
-            else:
-                pooch.retrieve(source, known_hash=f"sha256:{f.sha256}", fname=target.name, path=target.parent,
-                               downloader=downloader)
-        except ValueError as exc:  # pooch: the downloaded file's hash differs; it was deleted
-            raise DataHashMismatch(f"{f.path} from {source}: {exc} Fix: {self._fix(f, source)}") from None
-        except (OSError, lzma.LZMAError) as exc:  # requests' errors are OSErrors too
-            if self.mirror:
-                raise ExplicitPathError(
-                    f"{self.mirror.how} names {self.mirror.root}, but {source} cannot be read "
-                    f"({type(exc).__name__}: {exc}): expected the published file {f.url}"
-                    f"{' xz-compressed' if f.mirror_path.endswith('.xz') else ''}") from None
-            if isinstance(exc, requests.RequestException):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(suffix=".tmp", prefix=f".{target.name}.",
+                                         dir=target.parent) as private:
+            try:
+                got = Path(pooch.retrieve(source, known_hash=None if packed else f"sha256:{f.sha256}",
+                                          fname=Path(f.mirror_path if packed else f.path).name, path=private,
+                                          downloader=downloader))
+            except ValueError as exc:  # pooch: the downloaded file's hash differs; it was deleted
+                raise DataHashMismatch(f"{f.path} from {source}: {exc} Fix: {self._fix(f, source)}") from None
+            except OSError as exc:  # requests' errors are OSErrors too
+                if (why := unread(exc, source)) is None:
+                    raise  # a failure to write the data directory
+                if self.mirror:
+                    raise ExplicitPathError(
+                        f"{self.mirror.how} names {self.mirror.root}, but {source} cannot be read ({why}): "
+                        f"expected the published file {f.url}{' xz-compressed' if packed else ''}") from None
                 raise DataUnavailable(
-                    f"the data cache {self.root} lacks {f.path} and {f.url} cannot be fetched "
-                    f"({type(exc).__name__}). On a machine with network run `{FETCH_COMMAND} --data-dir DIR` "
-                    f"and copy DIR here, then pass --claims-data-dir DIR (or ${DATA_DIR_ENV}=DIR); or set "
-                    f"${MIRROR_ENV} (--claims-data-mirror) to a mirror directory or URL") from None
-            raise
+                    f"the data cache {self.root} lacks {f.path} and {f.url} cannot be fetched ({why}). On a "
+                    f"machine with network run `{FETCH_COMMAND} --data-dir DIR` and copy DIR here, then pass "
+                    f"--claims-data-dir DIR (or ${DATA_DIR_ENV}=DIR); or set ${MIRROR_ENV} "
+                    f"(--claims-data-mirror) to a mirror directory or URL") from None
+            if packed:
+                write_atomic(target, lambda tmp: self._unpack(got, Path(tmp), f, source))
+            else:
+                os.replace(got, target)
 
     def _unpack(self, packed: Path, out: Path, f: PublishedFile, source: str) -> None:
-        """Decompress a mirror's ``.xz`` copy into ``out`` and check it against the published sha256."""
-        with lzma.open(packed) as src, open(out, "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        """Decompress a mirror's ``.xz`` copy into ``out`` and check it against the published sha256.
+
+        Raises:
+            DataHashMismatch: ``packed`` is not a complete xz stream, or not the published file's.
+        """
+        try:
+            with lzma.open(packed) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except (EOFError, lzma.LZMAError) as exc:
+            raise DataHashMismatch(
+                f"{source} is not a complete xz stream ({exc}): it has sha256 "
+                f"{pooch.file_hash(str(packed))}, the published file {f.path} has {f.sha256} (decompressed); "
+                f"nothing was kept. Fix: {self._fix(f, source)}") from None
         actual = pooch.file_hash(str(out))
         if actual != f.sha256:
             raise DataHashMismatch(f"{f.path} from {source} (decompressed) has sha256 {actual}, the "
@@ -241,9 +249,9 @@ class Store:
         if actual != self.registry.corpus_sha256:
             raise DataHashMismatch(
                 f"{target} built from the verified raw files has sha256 {actual}, the registry pins "
-                f"{self.registry.corpus_sha256}; nothing was kept. Fix: the cleaning (llm_claims_lab/kowiki.py) "
-                f"changed: restore it, or pin the new sha256 in llm_claims_lab/data_registry.py (it keys the cached "
-                f"word2vec models)")
+                f"{self.registry.corpus_sha256}; nothing was kept. Fix: the cleaning "
+                f"(llm_claims_lab/kowiki.py) changed: restore it, or pin the new sha256 in "
+                f"llm_claims_lab/data_registry.py (it keys the cached word2vec models)")
 
 
 def _matches(path: Path, sha256: str) -> bool:

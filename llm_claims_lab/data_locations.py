@@ -1,22 +1,31 @@
 """Where the word2vec claims' data is kept and read from: the data directory (``--claims-data-dir DIR``, else
-``$CLAIMS_DATA_DIR``, else ``<user cache>/llm-claims/data``, from ``platformdirs``) and a mirror
-(:class:`Mirror`); and the errors of providing the data (:class:`DataError`)."""
+``$CLAIMS_DATA_DIR``, else ``<user cache>/llm-claims/data``, from ``platformdirs``), what an interrupted fetch
+leaves in it, and a mirror (:class:`Mirror`); and the errors of providing the data (:class:`DataError`)."""
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
+import re
 import shutil
+import urllib.parse
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
 import platformdirs
 import pooch
+import requests
 
-from llm_claims_lab.data_registry import PublishedFile
+from llm_claims_lab.data_registry import DataSet, PublishedFile, Registry, mirror_layout
 
 DATA_DIR_ENV = "CLAIMS_DATA_DIR"
 MIRROR_ENV = "CLAIMS_DATA_MIRROR"
+# the temporary files and directories of an interrupted write: ours (llm_claims_lab.atomic, Store's downloads:
+# ".<name>.<8 characters>.tmp") and pooch's ("tmp<8 characters>", tempfile's names)
+TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp|tmp[a-z0-9_]{8}")
+WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)  # a write's, whatever file it names
 
 
 class DataError(RuntimeError):
@@ -68,6 +77,52 @@ def data_dir(option: str | None, flag: str = "--claims-data-dir") -> Path:
                             f"(an existing one, or one this run can create)")
 
 
+def unwritable(root: Path, exc: OSError) -> DataError:
+    """The error of a data directory ``root`` that a write (``exc``) failed in: read-only, full disk."""
+    on = f" on {exc.filename}" if exc.filename and Path(exc.filename) != root else ""
+    fix = "free space on its disk" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "make it writable"
+    return DataError(f"the data directory {root} cannot be written ({exc.strerror or exc}{on}); nothing "
+                     f"half-written was kept. Fix: {fix}, or name another with --claims-data-dir or "
+                     f"${DATA_DIR_ENV}")
+
+
+def unread(exc: OSError, source: str) -> str | None:
+    """Why ``source`` (a file or URL) could not be read, in a few words, if ``exc`` is the failure to read it:
+    a request's (its HTTP status, else its type) or an error on that file that no write gives; else None (a
+    failure to write the data directory)."""
+    response = getattr(exc, "response", None)
+    if response is not None:
+        return f"HTTP {response.status_code} {response.reason}"
+    if isinstance(exc, requests.RequestException):
+        return type(exc).__name__
+    reading = exc.filename == source and exc.errno not in WRITE_ERRNOS
+    return f"{type(exc).__name__}: {exc}" if reading else None
+
+
+def remove_stale(root: Path, data_set: DataSet) -> list[str]:
+    """Remove what an interrupted fetch of ``data_set`` left in its directories under ``root`` (call it
+    holding the fetch lock): temporary files and directories (:data:`TEMPORARY`) and the ``<file>.xz``
+    downloads of a mirror's xz copies that earlier versions kept beside the file; nothing else.
+
+    Returns:
+        The paths removed, relative to ``root``.
+
+    Raises:
+        OSError: one cannot be removed.
+    """
+    directories = {root / data_set.name, *((root / f.path).parent for f in data_set.files)}
+    stale = [p for d in sorted(directories) if d.is_dir() for p in sorted(d.iterdir())
+             if TEMPORARY.fullmatch(p.name)]
+    stale += [p for f in data_set.files
+              if f.mirror_path.endswith(".xz") and (p := root / f"{f.path}.xz").exists()]
+    for path in stale:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return [str(p.relative_to(root)) for p in stale]
+
+
 @dataclasses.dataclass(frozen=True)
 class Mirror:
     """A copy of the published files laid out as the registry's ``mirror_path``s: a local directory or an
@@ -89,3 +144,33 @@ class Mirror:
         if self.is_url:
             return pooch.HTTPDownloader(progressbar=progressbar, timeout=timeout)
         return lambda source, output_file, _pooch: shutil.copyfile(source, output_file)
+
+
+def named_mirror(option: str | None, flag: str, registry: Registry) -> Mirror | None:
+    """The mirror the user named (``option``, else ``$CLAIMS_DATA_MIRROR``), or None (fetch from the network).
+    A local directory (or ``file://`` URL) must hold every file of ``registry``; a URL mirror is checked file
+    by file as it is read.
+
+    Raises:
+        ExplicitPathError: an unsupported URL scheme, or a directory that lacks the layout.
+    """
+    named = named_path(option, flag, MIRROR_ENV)
+    if named is None:
+        return None
+    text, how = named
+    scheme = urllib.parse.urlsplit(text).scheme
+    if scheme in ("http", "https"):
+        return Mirror(text.rstrip("/"), how)
+    if scheme == "file":
+        text = urllib.request.url2pathname(urllib.parse.urlsplit(text).path)
+    elif "://" in text:
+        raise ExplicitPathError(f"{how} names {text}: expected a directory, a file:// URL or an http(s) URL")
+    found = Mirror(str(Path(text).expanduser()), how)
+    files = [*registry.ko_eval.files, *registry.kowiki.files]
+    missing = [f.mirror_path for f in files if not Path(found.locate(f)).is_file()]
+    if missing:
+        problem = (f"lacks {len(missing)} of the {len(files)} mirrored files (first: {missing[0]})"
+                   if Path(found.root).is_dir() else "is not a directory")
+        raise ExplicitPathError(f"{how} names {found.root}, which {problem}: expected a directory or URL "
+                                f"laid out as {mirror_layout(registry)}")
+    return found

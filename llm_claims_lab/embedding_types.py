@@ -15,6 +15,12 @@ class EmbeddingsUnavailable(RuntimeError):
     """An embedding table could not be loaded; the message says what was tried and how to provide it."""
 
 
+class EmbeddingsUnusable(EmbeddingsUnavailable):
+    """An embedding table or model was found but cannot be used: damaged (truncated, corrupt, non-finite) or of
+    another shape than the claims measure; the message names the file and how to repair it. The rows that need
+    it error, where those of an absent one (:class:`EmbeddingsUnavailable`) skip."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Embeddings:
     """A table, the vocabulary that names its rows, and where it came from."""

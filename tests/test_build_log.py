@@ -45,3 +45,16 @@ def test_an_unreadable_log_is_one_line(tmp_path, capsys) -> None:
     assert build_log.main([str(tmp_path / "other.jsonl")]) == 2
     assert build_log.main([str(tmp_path / "missing.jsonl")]) == 2
     assert capsys.readouterr().err.count("\n") == 3
+
+
+def test_a_line_cut_by_a_killed_process_is_said_and_skipped(tmp_path) -> None:
+    entry = Entry("toy", {"v": 1}, lambda progress: {"w": torch.ones(2)})
+    WeightCache(tmp_path, run_id="a").fetch(entry)
+    log = tmp_path / "events.jsonl"
+    whole = log.read_bytes()
+    log.write_bytes(whole + b'{"time": "2026-')  # a process killed while appending its event
+    said: list[str] = []
+    assert build_log.read(log, say=said.append)[entry.key].builds == 1
+    assert len(said) == 1 and f"{log}: skipped 1 line(s)" in said[0] and f"line {len(whole.splitlines()) + 1};" in said[0]
+    log.write_bytes(b'{"time": "2026-')  # nothing else: an empty ledger, said
+    assert build_log.read(log, say=said.append) == {} and len(said) == 2

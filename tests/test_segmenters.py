@@ -75,7 +75,7 @@ def test_rho_difference_sees_which_table_tracks_people():
     assert result["delta"] > 3 * result["se"]  # decided in the good table's favour
     flipped = rho_difference(tables, pairs, "other", "good", seed=0, resamples=500)
     assert flipped["delta"] == pytest.approx(-result["delta"])
-    with pytest.raises(ValueError, match="too few"):
+    with pytest.raises(ValueError, match="at least 10"):
         rho_difference(tables, pairs[:2], "good", "other", seed=0)
 
 

