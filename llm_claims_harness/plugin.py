@@ -88,6 +88,7 @@ class RunState:
         self.started = time.time()
         self.written: Path | None = None
         self.warning = ""
+        self.unwritten = ""  # why the report could not be written, when it could not
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -108,7 +109,12 @@ class RunState:
             return
         out = report_dir(config)
         env = environment.describe(config, device(config), wall_s=time.time() - self.started)
-        self.written, self.warning = results.write(out, self.rows, self.collected, env)
+        try:
+            self.written, self.warning = results.write(out, self.rows, self.collected, env)
+        except OSError as exc:  # each file is written whole or not at all (write_text_atomic)
+            self.unwritten = (f"the report could not be written to {out} ({exc.strerror or exc}); the rows above "
+                              "were measured. Fix: free space on its disk, or name a writable --claims-report-dir")
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.rows:
@@ -133,6 +139,8 @@ class RunState:
             terminalreporter.write_line(f"report: {self.warning}", yellow=True)
         if self.written:
             terminalreporter.write_line(f"report: {self.written}")
+        if self.unwritten:
+            terminalreporter.write_line(f"report: {self.unwritten}", red=True)
 
 
 @pytest.hookimpl(optionalhook=True)

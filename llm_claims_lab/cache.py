@@ -97,6 +97,11 @@ def tensors_digest(tensors: Mapping[str, torch.Tensor]) -> str:
     return h.hexdigest()
 
 
+class CacheUnwritable(RuntimeError):
+    """A trained entry could not be stored (a full disk, a directory made read-only during the run); the message
+    names the cache and the fix. The rows that needed the entry error."""
+
+
 class Progress:
     """Reports a long build through ``say``: a line at most every ``every_s`` seconds (done/total,
     %, elapsed and estimated remaining seconds), and one when done."""
@@ -160,6 +165,7 @@ class WeightCache:
 
         Raises:
             Whatever an entry's ``build`` raises; that entry is then left absent (no partial file).
+            CacheUnwritable: a built entry could not be written.
         """
         found: dict[str, Tensors] = {}
         busy = []
@@ -228,7 +234,12 @@ class WeightCache:
         metadata = {"fingerprint": _canonical(entry.fingerprint), "sha256": tensors_digest(tensors),
                     "run_id": self.run_id, "build_s": f"{seconds:.1f}",
                     "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
-        write_atomic(self.path(entry), lambda tmp: save_file(tensors, tmp, metadata=metadata))
+        try:
+            write_atomic(self.path(entry), lambda tmp: save_file(tensors, tmp, metadata=metadata))
+        except OSError as exc:  # the temp file is gone (write_atomic): nothing half-written is left
+            raise CacheUnwritable(f"the weight cache {self.root} cannot be written ({exc.strerror or exc}) while "
+                                  f"storing {self.path(entry).name}; nothing was kept. Fix: free space on its disk, "
+                                  "or name another with --claims-cache-dir or $CLAIMS_CACHE_DIR") from None
         self._log("build", entry, seconds=round(seconds, 1), cpu_s=round(cpu_s, 1))
         return tensors
 

@@ -120,8 +120,9 @@ INVENTORY = (
         "weight cache", "--claims-cache-dir / $CLAIMS_CACHE_DIR, else <rootdir>/.cache/claims",
         "llm_claims_lab.cache.WeightCache",
         "safetensors only; the stored fingerprint and a sha256 of every tensor on every load, else rebuilt; "
-        "temporary files of a killed build removed; a directory that cannot be written is a usage error",
-        ("empty", "truncated", "byte flip", "wrong format", "stale leftover", "read-only target",
+        "temporary files of a killed build removed; a directory that cannot be written is a usage error, a "
+        "failed write of an entry an error naming the cache",
+        ("empty", "truncated", "byte flip", "wrong format", "stale leftover", "read-only target", "full disk",
          "concurrent writers")),
     ExternalInput(
         "build log", "<cache>/events.jsonl, appended by every load and build",
@@ -143,8 +144,8 @@ INVENTORY = (
         "report directory", "--claims-report-dir, else <rootdir>/reports",
         "llm_claims_harness.report",
         "written atomically (a reader sees the old report or the new one); a directory that cannot be written "
-        "is an error naming it",
-        ("read-only target", "stale leftover")),
+        "is a usage error naming it; a write that fails at the end of the run is said in one line and fails it",
+        ("read-only target", "full disk", "stale leftover")),
     ExternalInput(
         "option values", "--claims-seed, --claims-seeds, --claims-device, --claims-w2v-kernels",
         "llm_claims_harness.plugin, fixtures/options.py",

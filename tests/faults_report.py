@@ -73,6 +73,23 @@ def _(tmp_path: Path, how: str) -> None:
     assert any(str(locked) in line and "not writable" in line for line in said.splitlines()), said
 
 
+FULL = '''import errno
+from llm_claims_harness import results
+def full(path, text):  # a disk that fills as the report is written, simulated
+    raise OSError(errno.ENOSPC, "No space left on device")
+results.write_text_atomic = full
+'''
+
+
+@scenario("report directory", "full disk")
+def _(tmp_path: Path, _variant: str) -> None:
+    proc = pytest_in(tmp_path, FULL, "-p", "no:randomly")
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED and "Traceback" not in said, said
+    assert f"report: the report could not be written to {tmp_path / 'reports'} (No space left on device)" in said
+    assert "1 passed" in said and not leftovers(tmp_path / "reports")
+
+
 @scenario("report directory", "stale leftover")
 def _(tmp_path: Path, _variant: str) -> None:
     from llm_claims_harness import results

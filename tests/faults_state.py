@@ -130,6 +130,24 @@ def _(tmp_path: Path, how: str) -> None:
     assert not (locked / "cache").exists()
 
 
+@scenario("weight cache", "full disk")
+def _(tmp_path: Path, _variant: str) -> None:
+    """The disk fills as a built entry is written: one line naming the cache and the fix, nothing kept, and the
+    next run (space freed) builds what a clean run has."""
+    import errno
+
+    from llm_claims_lab import cache
+
+    entry = cache.Entry("toy", {"v": 1}, build)
+    with pytest.MonkeyPatch.context() as mp, pytest.raises(cache.CacheUnwritable) as caught:
+        mp.setattr(cache, "save_file", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
+        cache.WeightCache(tmp_path, run_id="a").fetch(entry)
+    assert_clear(caught.value, names=tmp_path, types=(cache.CacheUnwritable,))
+    assert not leftovers(tmp_path) and not cache.WeightCache(tmp_path, run_id="b").path(entry).exists()
+    again = cache.WeightCache(tmp_path, run_id="b").fetch(entry)
+    assert all(torch.equal(again[k], v) for k, v in build(None).items())
+
+
 @scenario("weight cache", "concurrent writers")
 def _(tmp_path: Path, _variant: str) -> None:
     from llm_claims_lab.cache import Entry, WeightCache
