@@ -11,7 +11,8 @@ source of the code that trains, torch version, device; see :func:`fingerprint`).
 - Safe storage: safetensors only (no pickle). A file is written to a temp name and moved into place
   (``os.replace``), so a reader sees a complete entry or none. Its metadata holds the fingerprint and
   a SHA-256 of every tensor; a file that fails to load, or whose fingerprint or checksum does not
-  match, is reported and rebuilt. Temp files left by a killed build are removed by the next build.
+  match, is reported and rebuilt. Temp files left by a killed build are removed when a cache is opened (those
+  whose entry nobody is building) and by the next build of their entry.
 - ``retrain=True`` rebuilds each entry once per run (the run id is stored in the entry).
 - Every load and build is appended to ``<root>/events.jsonl`` (time, entry, pid, xdist worker, run id; a build's
   wall and CPU seconds), which is how a run shows what it trained (:mod:`llm_claims_lab.build_log` reads it);
@@ -150,6 +151,18 @@ class WeightCache:
         self.root.mkdir(parents=True, exist_ok=True)
         self.run_id, self.retrain = run_id, retrain
         self.say = say or (lambda message: None)
+        self._remove_stale()
+
+    def _remove_stale(self) -> None:
+        """Remove the temporary files of builds that were killed: those whose entry's lock is free (a build
+        writes its file holding the lock, so a file under a held lock is being written now and is kept)."""
+        for stale in self.root.glob(".*.safetensors.*.tmp"):
+            key = stale.name[1:].split(".safetensors.")[0]
+            try:
+                with FileLock(self.root / f"{key}.lock", timeout=0):
+                    stale.unlink(missing_ok=True)
+            except Timeout:
+                continue
 
     def path(self, entry: Entry) -> Path:
         """The entry's file (it may not exist yet)."""
