@@ -14,6 +14,10 @@ import pytest
 import torch
 from gpt2_checkpoints import glove_package
 from safetensors.torch import save_file
+# Imported in the test process before any in-process pytester run: pytester drops the modules a run
+# imported first when it ends, and a second import of GPT2Model's modules fails on torch's operator
+# registrations ("Only a single TORCH_LIBRARY ..."): the tests depended on which ran first in a worker.
+from transformers import GPT2Model  # noqa: F401
 
 from llm_claims_lab import embeddings
 from llm_claims_lab.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable

@@ -18,6 +18,10 @@ import torch
 from gpt2_checkpoints import (gpt2_shapes, hf_cache_snapshot, sparse_safetensors, tiny_gpt2, tiny_is_gpt2_small,
                               truncate, write_config)
 from safetensors.torch import save_file
+# Imported in the test process before any in-process pytester run: pytester drops the modules a run
+# imported first when it ends, and a second import of GPT2Model's modules fails on torch's operator
+# registrations ("Only a single TORCH_LIBRARY ..."): the tests depended on which ran first in a worker.
+from transformers import GPT2Model  # noqa: F401
 
 from llm_claims_lab import embeddings
 from llm_claims_lab.embeddings import (
