@@ -18,9 +18,9 @@ import pytest
 import torch
 from gpt2_checkpoints import tiny_is_gpt2_small
 from safetensors.torch import save_file
+from scipy.linalg import subspace_angles
 # Imported in the test process before any in-process pytester run (see tests/test_gpt2_weights.py).
 from transformers import GPT2Model  # noqa: F401
-from scipy.linalg import subspace_angles
 
 from llm_claims_lab import embeddings
 from llm_claims_lab.contextual import (BANK, MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, forward, heads_at_least,
