@@ -24,7 +24,8 @@ from llm_claims_lab.stats import bootstrap, mean_over_seeds, proportion_interval
 from llm_claims_lab.word2vec import seed_noise
 from llm_claims_lab.figures import plot_relatedness, write_neighbour_table
 from llm_claims_lab.stemming import strip_particle
-from word2vec_common import CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, analogy_hits, covered, neighbours, vocabulary
+from word2vec_common import (CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, analogy_hits, covered, neighbours, vocabulary,
+                             ws353_vocabulary)
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
 # Post A's closing caveat on analogies (its remark under the neighbour table: word2vec_common.CLUSTERS).
@@ -115,7 +116,7 @@ WS353_MODELS = {
 )
 def test_ws353(verify, word2vec, ws353, case, seed, figure):
     model_kind = case
-    vocab = vocabulary(word2vec)
+    vocab = ws353_vocabulary(word2vec, ws353)  # enough pairs covered, checked before training
     models = word2vec.models(model_kind)  # one per seed of --claims-seeds; the first is the run's seed
     model = models[0]
     cos, human, same_row = ws353_score(model.w_in, vocab, ws353)

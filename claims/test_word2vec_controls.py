@@ -20,7 +20,7 @@ from llm_claims_lab.analogy import analogy_rank
 from llm_claims_lab.relatedness import spearman, ws353_score
 from llm_claims_lab.stats import bootstrap, proportion_interval
 from llm_claims_lab.word2vec import seed_noise
-from word2vec_common import KERNELS_DEVIATION, analogy_hits, covered, plant_analogies, vocabulary
+from word2vec_common import KERNELS_DEVIATION, analogy_hits, covered, plant_analogies, vocabulary, ws353_vocabulary
 
 NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-seed … +39): each costs a random draw
 EQUIVALENCE = 0.1  # |ρ| below Cohen's (1988) 'small' correlation, 0.1: no association worth the name
@@ -34,7 +34,7 @@ ABOVE = at_least(0.0, "training puts related words closer than a table that lear
 def ws353_null(word2vec, ws353) -> list[float]:
     """Spearman ρ of each of the NULL_TABLES untrained tables over the covered WS-353 pairs: drawn once for the
     module's three rows."""
-    vocab = vocabulary(word2vec)
+    vocab = ws353_vocabulary(word2vec, ws353)  # enough pairs covered, checked before drawing or training
     return [spearman(*ws353_score(table, vocab, ws353)[:2]) for table in word2vec.untrained_tables(NULL_TABLES)]
 
 

@@ -18,7 +18,7 @@ from llm_claims_lab.analogy import WordList, cosine, listing
 from llm_claims_harness.declare import Case, Quote, at_least, claim
 from llm_claims_lab.relatedness import rho_difference
 from llm_claims_lab.segmenters import SegmenterUnavailable
-from word2vec_common import KERNELS_DEVIATION
+from word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
@@ -81,6 +81,7 @@ CASES = {
 )
 def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
     segmenter = case
+    ws353_vocabulary(word2vec, ws353)  # the stems cover enough pairs, checked before segmenting or training
     try:
         stream, vocab = word2vec.segmented(segmenter)
     except SegmenterUnavailable as exc:

@@ -12,6 +12,7 @@ import torch
 from llm_claims_harness.declare import Quote
 from llm_claims_lab import ko_eval
 from llm_claims_lab.analogy import WordList, analogy_rank, cosine, token_id
+from llm_claims_lab.relatedness import covered_pairs
 from llm_claims_lab.skipgram import KERNELS
 
 KERNELS_DEVIATION = (f"Skip-gram's step is computed as --claims-w2v-kernels names (w2v.ws353[trained] records it): "
@@ -56,6 +57,18 @@ def vocabulary(word2vec) -> WordList:
     """The skip-gram vocabulary of the ``word2vec`` lab, words looked up as written."""
     return WordList(word2vec.corpus.vocab, name="the skip-gram vocabulary",
                     hint="words are particle-stripped stems of the corpus")
+
+
+def ws353_vocabulary(word2vec, ws353: list[ko_eval.ScoredPair]) -> WordList:
+    """:func:`vocabulary`, once it is known to cover enough WS-353 pairs for a Spearman ρ
+    (:func:`llm_claims_lab.relatedness.covered_pairs`): checked before anything is trained.
+
+    Raises:
+        llm_claims_lab.stats.NotMeasurable: too few pairs covered (the row skips with the counts).
+    """
+    vocab = vocabulary(word2vec)
+    covered_pairs(vocab, ws353)
+    return vocab
 
 
 def covered(vocab: WordList, items: list[ko_eval.Analogy]) -> list[ko_eval.Analogy]:

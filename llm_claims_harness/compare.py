@@ -40,7 +40,7 @@ from typing import Any
 
 from llm_claims_lab.atomic import write_text_atomic
 from llm_claims_harness.declare import DECISION_SIGMAS, Tolerance, at_least, at_most, close, flatten
-from llm_claims_harness.report import inconclusive, show, summary_lines
+from llm_claims_harness.report import ORDER as VERDICTS, inconclusive, show, summary_lines
 
 RULE = (f"Moved beyond its scale: with noise, |Δ| > {DECISION_SIGMAS:g} × √(sd_old² + sd_new²); otherwise "
         "|Δ| > half the old value's distance to its tolerance's nearest bound (any change for a value on its "
@@ -97,16 +97,15 @@ def load(path: Path) -> dict:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise InputError(f"{path}: not JSON ({exc})") from None
+        raise InputError(f"{path}: not JSON ({exc}); expected a results.json the claims report wrote") from None
     schema = data.get("schema") if isinstance(data, dict) else None
     if schema is not None and (not isinstance(schema, dict) or schema.get("name") != "llm-claims-results"):
         raise InputError(f"{path}: not a claims results file (schema {schema!r})")
     claims = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(claims, list) or not all(
-            isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("verdict"), str)
-            for r in claims):
+            isinstance(r, dict) and isinstance(r.get("id"), str) and r.get("verdict") in VERDICTS for r in claims):
         raise InputError(f"{path}: not a claims results file (expected a 'claims' list of rows, each with "
-                         "an id and a verdict)")
+                         f"an id and a verdict of {', '.join(VERDICTS)})")
     ids = [r["id"] for r in claims]
     if len(set(ids)) != len(ids):
         raise InputError(f"{path}: a row id repeats ({min(i for i in ids if ids.count(i) > 1)})")

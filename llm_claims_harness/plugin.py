@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import time
 import uuid
 from pathlib import Path
@@ -112,8 +113,9 @@ class RunState:
         try:
             self.written, self.warning = results.write(out, self.rows, self.collected, env)
         except OSError as exc:  # each file is written whole or not at all (write_text_atomic)
+            fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
             self.unwritten = (f"the report could not be written to {out} ({exc.strerror or exc}); the rows above "
-                              "were measured. Fix: free space on its disk, or name a writable --claims-report-dir")
+                              f"were measured. Fix: {fix} a writable --claims-report-dir")
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

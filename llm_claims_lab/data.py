@@ -14,9 +14,8 @@ http(s) base URL) replaces the network. It is laid out like this::
 
 and every file from it is checked against the published sha256 (of the decompressed bytes for ``.xz``).
 
-Command line, on a machine with network: ``python -m llm_claims_lab.data fetch [--data-dir DIR] [--mirror
-SRC]`` fetches and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the
-registry.
+Command line, with network: ``python -m llm_claims_lab.data fetch [--data-dir DIR] [--mirror SRC]`` fetches
+and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the registry.
 
 Every public name of :mod:`~llm_claims_lab.data_registry` and :mod:`~llm_claims_lab.data_locations` is
 importable from here. The registry's default is this module's :data:`REGISTRY`, read when called, so that
@@ -41,6 +40,7 @@ import filelock
 import pooch
 
 from llm_claims_lab import kowiki
+from llm_claims_lab.inputs import wrong_format
 from llm_claims_lab.atomic import write_atomic, write_text_atomic
 from llm_claims_lab.data_locations import (
     DATA_DIR_ENV,
@@ -212,8 +212,9 @@ class Store:
             with lzma.open(packed) as src, open(out, "wb") as dst:
                 shutil.copyfileobj(src, dst)
         except (EOFError, lzma.LZMAError) as exc:
+            what = wrong_format(packed.read_bytes()[:200]) or f"not a complete xz stream ({exc})"
             raise DataHashMismatch(
-                f"{source} is not a complete xz stream ({exc}): it has sha256 "
+                f"{source} is {what}: it has sha256 "
                 f"{pooch.file_hash(str(packed))}, the published file {f.path} has {f.sha256} (decompressed); "
                 f"nothing was kept. Fix: {self._fix(f, source)}") from None
         actual = pooch.file_hash(str(out))

@@ -113,7 +113,9 @@ def load_ws353(path: Path) -> list[ScoredPair]:
     lines = _read_lines(path)
     header = tuple(field.strip() for field in lines[0][1].split(","))
     if header != WS353_HEADER:
-        raise MalformedEvalFile(f"{path}:1: header {','.join(header)!r}, expected {','.join(WS353_HEADER)!r}")
+        raise MalformedEvalFile(f"{path}:1: header {','.join(header)!r}, expected {','.join(WS353_HEADER)!r}: not "
+                                "the Korean WS-353 of Park et al. 2018 (`python -m llm_claims_lab.data list` gives "
+                                "its source)")
     pairs = []
     for number, line in lines[1:]:
         fields = [field.strip() for field in line.split(",")]

@@ -72,11 +72,10 @@ def rho_difference(tables: Mapping[str, tuple[torch.Tensor, Vocabulary]], pairs:
             "interval": [round(v, 3) for v in boot.confidence_interval]}
 
 
-def ws353_score(table: torch.Tensor, vocab: Vocabulary, pairs: list[ko_eval.ScoredPair],
-                lookup=lambda word: word) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(cosines [n], human scores [n], same-row pairs left out)`` over the pairs whose two looked-up words
-    are rows of ``vocab`` (``table``: ``[V, D]``). A pair whose words land on one row (호랑이–호랑이) is left out:
-    its cosine is 1 in any table, trained or random, so it says nothing about the table and only lifts every ρ.
+def covered_pairs(vocab: Vocabulary, pairs: list[ko_eval.ScoredPair],
+                  lookup=lambda word: word) -> tuple[list[tuple[str, str, float]], int]:
+    """``(pairs covered, same-row pairs left out)``: the WS-353 pairs whose two looked-up words are distinct rows of
+    ``vocab``, as ``(word, word, score)``. Needs the vocabulary only, so a row checks it before anything is trained.
 
     Raises:
         NotMeasurable: fewer than :data:`MIN_PAIRS` pairs covered (the message gives the counts).
@@ -86,10 +85,22 @@ def ws353_score(table: torch.Tensor, vocab: Vocabulary, pairs: list[ko_eval.Scor
     covered = [(a, b, s) for a, b, s in in_vocab if a != b]
     if len(covered) < MIN_PAIRS:
         raise NotMeasurable(
-            f"{len(covered)} of the {len(pairs)} WS-353 pairs have both words as distinct rows of "
-            f"{vocab.name} ({table.shape[0]:,} rows; {len(in_vocab) - len(covered)} more land on one row); "
-            f"Spearman ρ is judged on at least "
+            f"{len(covered)} of the {len(pairs)} WS-353 pairs have both words as distinct rows of {vocab.name} "
+            f"({len(in_vocab) - len(covered)} more land on one row); Spearman ρ is judged on at least "
             f"{MIN_PAIRS}: a larger corpus (--claims-corpus) covers more")
+    return covered, len(in_vocab) - len(covered)
+
+
+def ws353_score(table: torch.Tensor, vocab: Vocabulary, pairs: list[ko_eval.ScoredPair],
+                lookup=lambda word: word) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(cosines [n], human scores [n], same-row pairs left out)`` over the pairs whose two looked-up words
+    are rows of ``vocab`` (``table``: ``[V, D]``). A pair whose words land on one row (호랑이–호랑이) is left out:
+    its cosine is 1 in any table, trained or random, so it says nothing about the table and only lifts every ρ.
+
+    Raises:
+        NotMeasurable: fewer than :data:`MIN_PAIRS` pairs covered (:func:`covered_pairs`).
+    """
+    covered, same_row = covered_pairs(vocab, pairs, lookup)
     rows_a, rows_b = ([token_id(vocab, pair[i]) for pair in covered] for i in (0, 1))
     cos = cosine(table[rows_a], table[rows_b]).numpy()  # [n]
-    return cos, np.array([s for _, _, s in covered]), len(in_vocab) - len(covered)
+    return cos, np.array([s for _, _, s in covered]), same_row

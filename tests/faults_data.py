@@ -87,7 +87,8 @@ def _mirror_damage(fault: str) -> Callable[[Path, str], None]:
         message = str(info.value)
         assert sha256(path.read_bytes()) in message and _published(mini, name).sha256 in message, message
         assert f"replace {path}" in message and "--claims-data-mirror" in message, message
-        assert "not a complete xz stream" in message or not name.endswith(".xz"), message
+        said = {"git-lfs pointer": "a Git LFS pointer", "html page": "an HTML page"}.get(how, "not a complete xz stream")
+        assert said in message or not name.endswith(".xz"), message
         _nothing_kept(cache, clean)
         path.write_bytes(good)
         _repaired(store, cache, clean)

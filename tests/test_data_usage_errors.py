@@ -62,13 +62,19 @@ def test_default_data_from_a_mirror_is_found(suite: pytest.Pytester, monkeypatch
     (("--claims-data-mirror", "empty"), "lacks 22 of the 22 mirrored files*corpus_ko/raw/wiki_00.xz*"),
     (("CLAIMS_DATA_MIRROR", "absent"), "$CLAIMS_DATA_MIRROR names *absent, which is not a directory*"),
     (("--claims-data-mirror", "ftp://example.org/data"), "expected a directory, a file:// URL or an http*"),
+    (("--claims-corpus", "pointer.txt"), "corpus at pointer.txt is a Git LFS pointer, not the file*"),
+    (("--claims-ko-eval-dir", "html"), "*WS353_korean.csv is an HTML page, not the file*"),
 ], ids=["corpus-option", "corpus-env", "ko-eval-option", "ko-eval-env", "data-dir-option", "data-dir-env",
-        "mirror-option", "mirror-env", "mirror-scheme"])
+        "mirror-option", "mirror-env", "mirror-scheme", "corpus-pointer", "ko-eval-html"])
 def test_a_named_path_that_does_not_hold_what_it_should_is_a_usage_error(
         suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, named: tuple[str, str],
         expected: str) -> None:
     (suite.path / "empty").mkdir()
     (suite.path / "a_file").write_text("not a directory", encoding="utf-8")
+    (suite.path / "pointer.txt").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 9\n")
+    (suite.path / "html").mkdir()  # both files there, the WS-353 one an error page saved in its place
+    (suite.path / "html" / "WS353_korean.csv").write_text("<!DOCTYPE html><html>404</html>\n")
+    (suite.path / "html" / "word_analogy_korean.txt").write_text(": sem1\na b c d\n", encoding="utf-8")
     name, value = named
     if name.startswith("--"):
         result = suite.runpytest(f"{name}={value}")
@@ -82,5 +88,5 @@ def test_a_named_path_that_does_not_hold_what_it_should_is_a_usage_error(
 def test_a_named_corpus_that_cannot_be_read_is_a_usage_error(suite: pytest.Pytester) -> None:
     (suite.path / "latin1.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     result = suite.runpytest("--claims-corpus=latin1.txt", "-k", "test_corpus")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*UsageError: corpus at latin1.txt is unreadable (UnicodeDecodeError*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # at configure time, before anything is measured
+    result.stderr.fnmatch_lines(["ERROR: corpus at latin1.txt is unreadable (UnicodeDecodeError*"])
