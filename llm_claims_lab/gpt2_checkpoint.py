@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from llm_claims_lab.embedding_types import EmbeddingsUnavailable
+from llm_claims_lab.inputs import wrong_format
 
 WTE_KEYS = ("wte.weight", "transformer.wte.weight")  # GPT2Model / GPT2LMHeadModel checkpoints
 Dims = Mapping[str, int]  # GPT2Config field -> value, e.g. {"n_layer": 12}
@@ -251,14 +252,12 @@ def _sniff(file: Path) -> None:
     """Raises EmbeddingsUnavailable when ``file`` is empty, a Git LFS pointer or an HTML page (a download that
     saved an error page), by its first bytes."""
     with file.open("rb") as fh:
-        head = fh.read(64)
+        head = fh.read(200)
     if not head:
         raise EmbeddingsUnavailable(f"{file} is empty (0 bytes): an interrupted download or copy")
-    if head.startswith(b"version https://git-lfs"):
-        raise EmbeddingsUnavailable(f"{file} is a Git LFS pointer, not the file: run `git lfs pull` where it was "
-                                    "cloned, or download the file itself")
-    if head.lstrip().lower().startswith((b"<!doctype html", b"<html")):
-        raise EmbeddingsUnavailable(f"{file} is an HTML page, not the file: a download that saved an error page")
+    other = wrong_format(head)
+    if other:
+        raise EmbeddingsUnavailable(f"{file} is {other}")
 
 
 def _check_blob(weights: Path) -> None:
