@@ -49,7 +49,7 @@ from pathlib import Path
 from llm_claims_harness import markdown
 from llm_claims_harness.order import natural
 from llm_claims_harness.report import count
-from llm_claims_lab.atomic import write_text_atomic
+from llm_claims_lab.atomic import temporary_files, write_text_atomic
 
 SCHEMA = {"name": "llm-claims-results", "version": 4}
 STALE_S = 60  # a report's temporary file older than this is a killed run's (writing one takes milliseconds)
@@ -125,7 +125,7 @@ def write(out: Path, rows: dict[str, dict], collected: Collected, env: dict) -> 
     """
     out.mkdir(parents=True, exist_ok=True)
     for name in ("results.json", "CLAIMS.md", "SCHEMA.md"):
-        for stale in out.glob(f".{name}.*.tmp"):  # write_text_atomic's, left by a killed run; never read
+        for stale in temporary_files(out, name):  # left by a killed run; never read
             if time.time() - stale.stat().st_mtime > STALE_S:  # a younger one may be another run's, being written
                 stale.unlink(missing_ok=True)
     previous, warning = load(out / "results.json")

@@ -39,7 +39,7 @@ from filelock import FileLock, Timeout
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
-from llm_claims_lab.atomic import write_atomic
+from llm_claims_lab.atomic import temporary_files, write_atomic
 from llm_claims_lab.devices import cuda_numerics
 
 Tensors = dict[str, torch.Tensor]
@@ -156,7 +156,7 @@ class WeightCache:
     def _remove_stale(self) -> None:
         """Remove the temporary files of builds that were killed: those whose entry's lock is free (a build
         writes its file holding the lock, so a file under a held lock is being written now and is kept)."""
-        for stale in self.root.glob(".*.safetensors.*.tmp"):
+        for stale in temporary_files(self.root, "*.safetensors"):
             key = stale.name[1:].split(".safetensors.")[0]
             try:
                 with FileLock(self.root / f"{key}.lock", timeout=0):
@@ -236,7 +236,7 @@ class WeightCache:
         return None
 
     def _build(self, entry: Entry) -> Tensors:
-        for stale in self.root.glob(f".{self.path(entry).name}.*.tmp"):  # left by a build that was killed
+        for stale in temporary_files(self.root, self.path(entry).name):  # left by a build that was killed
             stale.unlink(missing_ok=True)
         self.say(f"training {entry.key} (cache: {self.root})")
         self._log("build-start", entry)
