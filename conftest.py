@@ -2,5 +2,5 @@
 measurements into verdicts and the report, is the plugin ``llm_claims_harness`` (registered by its entry
 point when the project is installed)."""
 
-pytest_plugins = ["fixtures.options", "fixtures.runtime", "fixtures.datasets", "fixtures.pretrained",
+pytest_plugins = ["fixtures.options", "fixtures.reporting", "fixtures.runtime", "fixtures.datasets", "fixtures.pretrained",
                   "fixtures.trained", "fixtures.extrapolation"]

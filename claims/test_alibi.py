@@ -16,6 +16,7 @@ PAPER = ("Press et al. 2022 (ALiBi), §3: for 8 heads the slopes are the geometr
 
 @claim(
     id="pos.alibi_slopes",
+    post="A", section="exp3-end",
     source="Post A, exp. 3 closing (ALiBi: '거리가 멀어질수록 수학적으로 가산점을 깎아')",
     statement="Our ALiBi bias subtracts m_h per position of distance with the paper's head slopes m_h: the "
               "slopes read from the bias (−bias at distance 1, per head), against the paper's sequence.",

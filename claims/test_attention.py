@@ -19,6 +19,7 @@ FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values;
 
 @claim(
     id="attn.order_blind_without_pe",
+    post="A", section="position",
     source="Post A, '5편 실험 1' (recalled in '위치: 순환을 버린 대가'); post B, introduction",
     statement="Self-attention without PE cannot tell positions apart: permuting the input permutes the "
               "output. Measured: max |attn(x[:, π]) − attn(x)[:, π]| (B=4, T=10, D=128, float64).",
@@ -53,6 +54,7 @@ def test_order_blind_without_pe(verify, case, generator):
 
 @claim(
     id="rope.score_depends_only_on_offset",
+    post="B", section="rope",
     source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다'",
     statement="Rotating q and k by their positions makes rope(q, m)·rope(k, n) a function of m − n "
               "alone (D=64, m, n in 0–63, float64).",
@@ -101,6 +103,7 @@ STRADDLE_SOURCE = ("arithmetic: a pair that straddles the inserted token is one 
 
 @claim(
     id="pos.relative_survives_insertion",
+    post="B", section="fig3",
     source="Post B, figure 3 ('문장 앞에 토큰이 끼어들면') and the example after it ('나는 정말 오늘 밥을 먹었다')",
     statement="Inserting a token shifts absolute positions but keeps relative ones: the attention logits "
               "among the original tokens are unchanged for relative schemes and changed for absolute ones. "

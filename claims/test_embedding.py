@@ -13,6 +13,7 @@ from llm_claims_lab.positional import sinusoidal_table
 
 @claim(
     id="emb.lookup_equals_onehot_matmul",
+    post="A", section="intro",
     source="Post A, introduction ('nn.Embedding은 원-핫 벡터와 행렬의 곱을 룩업으로')",
     statement="nn.Embedding(ids) equals one_hot(ids) @ W bit for bit: the lookup is the one-hot product "
               "done as a row read (V=1,000, D=64, ids [4, 16]); measured: max |Δ|.",
@@ -52,6 +53,7 @@ def _grad_after(passes: int, ids: torch.Tensor, target: torch.Tensor, seed: int,
 
 @claim(
     id="train.grad_accumulates",
+    post="A", section="training",
     source="Post A, 'PyTorch 훈련의 4단계' (2) opt.zero_grad()",
     statement="Without zero_grad, a second backward pass adds to .grad: after two passes .grad = 2 × its "
               "value after one; with zero_grad between passes it equals the one-pass value. Measured: max |Δ|.",
@@ -84,6 +86,7 @@ def test_grad_accumulates(verify, case, generator, seed):
 
 @claim(
     id="input.add_keeps_width",
+    post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가'; post B, 'token_embedding[token_ids] + positional_encoding[:seq_len]'",
     statement="Adding PE keeps the input [B, T, D]; concatenating it widens the input to [B, T, 2D], and "
               "with it every later projection (not measured: a D×D projection at width 2D has (2D)²/D² = 4× "
@@ -125,6 +128,7 @@ LENGTHS = [8, 16, 512]  # post B's seq_len=8, twice it, and BERT's 512
 
 @claim(
     id="input.shape_over_length",
+    post="B", section="why-add",
     source="Post B, '위치는 왜 embedding에 더해도 되는가' ('sequence 길이가 바뀌어도 입력 shape가 그대로')",
     statement="What stays fixed when the sequence length changes (B=2, D=6 as post B's code; T = 8, 16, 512).",
     tolerance=exact("shapes are integers"),

@@ -60,7 +60,9 @@ def _check_post_row(verify, request, scheme: str, quantity: str) -> None:
 
 
 def _post_claim(claim_id: str, scheme: str, what: str, statement: str):
-    return claim(id=claim_id, source=f"{SOURCE}, {what}", statement=statement, kind="post", quote=TABLE_QUOTES[scheme],
+    section = "rel-bias" if scheme == "relative" else "exp3-duel"  # the relative bias has its own part of exp. 3
+    return claim(id=claim_id, source=f"{SOURCE}, {what}", post="A", section=section, statement=statement, kind="post",
+                 quote=TABLE_QUOTES[scheme],
                  expect_source=POST_TABLE + "; our protocol is the post's", unit="%", tolerance=REPRODUCE,
                  cases=_post_cases(scheme), version=2, version_note=VERSION_2, deviation=DEVIATION)
 
@@ -99,6 +101,7 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
 
 @claim(
     id="extrap.new_positions_near_chance",
+    post="A", section="exp3-duel",
     source=SOURCE + ", the diagnosis of the learned table ('바닥을 칠 것') and of sinusoidal PE ('그 W가 새 위치에서 "
                     "작동할 이유는 없습니다')",
     statement="Post A predicts that the learned table's accuracy at length 40 'hits the floor' (near chance, "
@@ -153,6 +156,7 @@ def test_new_positions_near_chance(verify, extrapolation_lab, calibration, seeds
 
 @claim(
     id="extrap.learned_equals_sin_in_range",
+    post="A", section="exp3-duel",
     source="Post A, exp. 3 table (the 2017 paper's finding: learned and sinusoidal perform alike)",
     statement="Control — both absolute schemes solve the task at the training length, the ceiling the length-40 "
               "comparison starts from: accuracy at 20 of the learned table minus that of sinusoidal PE is 0 within "
@@ -191,6 +195,7 @@ BREAKS = at_most(50.0, "effect size: 'training breaks' = the task is not learned
 
 @claim(
     id="extrap.raw_integer_breaks_training",
+    post="A", section="exp3",
     source="Post A, exp. 3 preamble ('단순히 1, 2, 3, 4라는 숫자를 더해주면 … 학습이 망가집니다')",
     statement="Adding the raw position numbers 1, 2, 3, … (the same number on every channel) to the token "
               "embeddings breaks training: with post A's extrapolation protocol otherwise unchanged, accuracy at "
@@ -222,6 +227,7 @@ RELATIVE_RULE = {  # row -> (quantity of the sinusoidal runs, what it reads)
 
 @claim(
     id="pos.sin_relative_rules_easy",
+    post="B", section="sin-cos",
     source="Post B, why sinusoidal PE ('상대 위치 규칙을 배우기 쉬운 좌표계'); tested on post A's exp. 3",
     statement="Sinusoidal PE lays down coordinates in which a relative-position rule is easy to learn. The rule: "
               "post A's right-neighbour task (predict token i + 1 at position i), a purely relative rule; learned "

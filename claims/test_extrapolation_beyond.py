@@ -132,7 +132,7 @@ def _beyond_claim(scheme: str, lengths: tuple[int, ...] = (20, 40, 80)):
     cases = {row: dataclasses.replace(case, **_expectation(scheme, row)) for row, case in cases.items()}
     findings = [row for row in changed if kind != "control"]
     rates = [f"len{L}" for L in lengths[1:] if bimodal(scheme, L)]
-    return claim(id=claim_id, source=BEYOND_SOURCE, kind=kind,
+    return claim(id=claim_id, source=BEYOND_SOURCE, post="A", section="exp3-end", kind=kind,
                  statement=f"{what}: trained at 20 with the post's budget (3000 Adam steps, lr 1e-3, batch 256), it "
                            "learns the task and keeps its accuracy at 40 and 80.",
                  cases=cases, version=3 if rates or scheme in REBUILT else 2,
@@ -241,6 +241,7 @@ def _sweep_case(scheme: str) -> Case:
 
 @claim(
     id="extrap.steps_sweep",
+    post="A", section="exp3-duel",
     source=SOURCE + "; 3000 steps for every scheme; beyond the post",
     statement=f"A scheme's length-40 verdict does not depend on the training budget: judged again after "
               f"{SWEEP_STEPS:,} steps (2× the post's), with the same tolerance as its length-40 row.",

@@ -46,6 +46,7 @@ CLIP_SOURCE = ("Shaw, Uszkoreit, Vaswani 2018, §4.3 and Table 2: with the relat
 
 @claim(
     id="extrap.clip_width",
+    post="A", section="exp3-end",
     source=FOOTING_SOURCE,
     kind="beyond",
     statement=f"The clipped scalar bias keeps at 40 the accuracy it has at 20 whatever its clip width k: "
@@ -76,6 +77,7 @@ MASK_SOURCES = {
 
 @claim(
     id="extrap.masked_footing",
+    post="A", section="exp3-end",
     source=FOOTING_SOURCE,
     kind="beyond",
     statement="ALiBi's lead at 40 is not its mask's: trained with ALiBi's mask mirrored to the task (query i sees "

@@ -39,6 +39,7 @@ def _bias_figure(figure, tables: torch.Tensor, train_len: int) -> list[str]:
 
 @claim(
     id="extrap.learned_rows_untrained",
+    post="A", section="exp3-duel",
     source=SOURCE + ", the learned table ('21번부터 40번까지의 위치는 한 번도 훈련된 적 없는')",
     statement="After the post's 3,000-step run at length 20, rows 21–40 of the learned table (positions 20–39, "
               "counting from 0) are still their initial values: measured, the largest |pos[20:40] − init| over "
@@ -67,6 +68,7 @@ def test_learned_rows_untrained(verify, extrapolation_lab, seeds):
 
 @claim(
     id="extrap.sin_bilinear_not_gap_only",
+    post="A", section="exp3-duel",
     source="Post A, exp. 3, why sinusoidal PE fails ('PE(i)ᵀ(Wq Wkᵀ)PE(j)')",
     statement="After training, the positional part of the logits, PE(i)ᵀ Wq Wkᵀ PE(j), points at the right "
               "neighbour j = i + 1 for the trained queries but not for new ones: measured, the fraction of "
@@ -108,6 +110,7 @@ FLAW_QUOTE = Quote("훈련할 때 한 번도 본 적 없는 '거리'(…)가 등
 
 @claim(
     id="extrap.relative_unseen_offsets_untrained",
+    post="A", section="rel-bias",
     source="Post A, exp. 3, the relative bias's 'fatal flaw'",
     statement="Offsets never seen in training (|i − j| ≥ 20) keep their initial bias 0 after training; "
               "measured: the largest |bias| over those 40 offsets (all seeds).",
@@ -145,6 +148,7 @@ def _probe_noise(probes: dict, quantity: str, seeds: list[int], floor: float) ->
 
 @claim(
     id="extrap.relative_errors_from_unseen_offsets",
+    post="A", section="rel-bias",
     source=SOURCE + ", the relative bias's 'fatal flaw' ('훈련할 때 한 번도 본 적 없는 거리')",
     statement="The relative bias's errors at length 40 come from the offsets never trained (|j − i| ≥ 20, whose "
               "bias is still 0): with every key at such an offset removed from the attention (logit −∞), the model "
@@ -214,6 +218,7 @@ BIAS_ROWS = {  # row id -> (probe quantity, Case)
 
 @claim(
     id="extrap.relative_bias_table",
+    post="A", section="rel-bias",
     source=SOURCE + f", the relative bias's score table ({BIAS_TABLE_SENTENCE})",
     statement="Training writes the per-offset score table the post describes: it raises the neighbour and lowers "
               "offsets 5 apart. Offsets are j − i (key minus query), as the post's code indexes rel_bias; the post "
@@ -248,6 +253,7 @@ def test_relative_bias_table(verify, extrapolation_lab, relative_probes, seeds, 
 
 @claim(
     id="attn.attends_right_neighbour",
+    post="A", section="exp3-duel",
     source="Post A, exp. 3 (the right-neighbour task); part 5 on heads learning positional patterns",
     statement="Trained at length 20, the head puts more attention on the right neighbour (offset +1) than "
               "on any other offset; measured: the offset with the largest mean attention weight.",

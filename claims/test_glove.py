@@ -46,6 +46,7 @@ def _verify_analogy(verify, glove, name: str, answer: str) -> None:
 
 @claim(
     id="glove.king_man_woman",
+    post="A", section="exp2",
     source=SOURCE,
     statement="On GloVe 6B-50d, king − man + woman lands nearest to 'queen' (inputs excluded).",
     post_value=_post_top5("king_man_woman"), unit=GPT2_UNIT,
@@ -61,6 +62,7 @@ def test_king_man_woman(verify, glove):
 
 @claim(
     id="glove.paris_france_korea",
+    post="A", section="exp2",
     source=SOURCE,
     statement="On GloVe 6B-50d, paris − france + korea lands nearest to 'seoul', the capital the analogy "
               "asks for (inputs excluded; GPT-2 gave ' Korean' first, ' Seoul' second).",
@@ -76,6 +78,7 @@ def test_paris_france_korea(verify, glove):
 
 @claim(
     id="glove.bigger_big_small",
+    post="A", section="exp2",
     source=SOURCE,
     statement="On GloVe 6B-50d, bigger − big + small lands nearest to 'smaller', the comparative the "
               "analogy asks for and GPT-2's top-1 in the post (inputs excluded).",
@@ -94,6 +97,7 @@ def test_bigger_big_small(verify, glove):
 
 @claim(
     id="glove.inputs_not_excluded",
+    post="A", section="exp2",
     source=SOURCE + ", the line that drops the inputs from the candidates",
     statement="Without excluding the inputs, the nearest word to normalize(king − man + woman) is 'king' "
               "itself: 'queen' comes first only because the inputs are excluded.",
@@ -113,6 +117,7 @@ def test_inputs_not_excluded(verify, glove):
 
 @claim(
     id="glove.gender_direction",
+    post="A", section="exp2",
     source=SOURCE + ", direction_cos",
     statement="On GloVe 6B-50d, aunt − uncle is aligned with woman − man, well above an unrelated control "
               "(aunt − uncle against paris − france).",

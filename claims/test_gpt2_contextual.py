@@ -30,6 +30,7 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
 
 @claim(
     id="gpt2.bank_senses",
+    post="A", section="intro",
     source="Post A, introduction ('강둑의 bank와 은행의 bank는 임베딩 층에서는 같은 점이지만, 층을 통과하며 "
            "갈라집니다')",
     statement="' bank' is one point of GPT-2's embedding layer, and its vectors split by sense (river or money) "
@@ -110,6 +111,7 @@ KEYS = {"previous_token": "previous", "first_token": "first"}
 
 @claim(
     id="gpt2.positional_heads",
+    post="B", section="attention",
     source="Post B, 'position 정보가 attention 안에서 쓰이는 방식' ('바로 앞 토큰을 강하게 보도록', '문장 시작 "
            "부분이나 구분자 token 근처를 보는', '대각선 근처를 따라가는 head')",
     statement="Trained heads attend by position: some follow the diagonal (the previous token), some look at the "
@@ -173,6 +175,7 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
 
 @claim(
     id="gpt2.wte_wpe_subspaces",
+    post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가' ('학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 배치할 수 "
            "있어서')",
     statement="GPT-2 adds its position table (wpe) to its token table (wte), and the two occupy different "

@@ -65,6 +65,7 @@ def _analogy_claim(name: str, statement: str):
     query = "normalize({} − {} + {})".format(*map(repr, inputs))
     return claim(
         id=f"gpt2.{name}",
+        post="A", section="exp2",
         source=POST_A,
         statement=statement,
         kind="post",
@@ -98,6 +99,7 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
 
 @claim(
     id="gpt2.wte_shape",
+    post="A", section="exp2",
     source=POST_A + " ('50,257 × 768')",
     statement="GPT-2's token-embedding table has 50,257 rows (its BPE vocabulary) of 768 dimensions. Decided "
               "offline: the shape of wte in GPT-2 small as transformers builds it from GPT2Config's defaults (on the "
@@ -154,6 +156,7 @@ def test_bigger_big_small(verify, gpt2_wte, case):
 
 @claim(
     id="gpt2.inputs_not_excluded",
+    post="A", section="exp2",
     source=POST_A + ", the line that drops the inputs from the candidates (beyond the post)",
     statement="Without excluding the inputs, the nearest token to normalize(' king' − ' man' + ' woman') is "
               "' king' itself: the post's ' queen' needs the exclusion.",
@@ -174,6 +177,7 @@ def test_inputs_not_excluded(verify, gpt2_wte):
 
 @claim(
     id="gpt2.gender_direction",
+    post="A", section="exp2",
     source=POST_A + ", direction_cos",
     statement="aunt − uncle is aligned with woman − man, well above an unrelated control (aunt − uncle "
               "against Paris − France).",

@@ -44,6 +44,7 @@ def _verify_row(verify, heads_lab: HeadsLab, row: str, details: dict) -> None:
 
 @claim(
     id="heads.positional_vs_content",
+    post="B", section="why-add",
     source="Post B, '위치는 왜 embedding에 더해도 되는가' ('어떤 head는 토큰 의미에 강하게 반응하고, 어떤 head는 위치 차이에 "
            "민감하게 반응한다'); 'position 정보가 attention 안에서 쓰이는 방식' ('바로 앞 토큰을 강하게 보도록')",
     statement="Trained on a task that needs both the previous token and the value stored under the query's key "
@@ -121,6 +122,7 @@ def _concat_full_expectation() -> dict:
 
 @claim(
     id="heads.add_vs_concat",
+    post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가' ('더하기는 공짜인 대신 두 신호가 섞이는데, … 실전에서 문제가 되지 않습니다'); "
            "post B, '위치는 왜 embedding에 더해도 되는가' ('concat하면 hidden size가 커지고')",
     statement="Adding positions to token embeddings costs at most 2 percentage points of accuracy against "
@@ -163,6 +165,7 @@ SUBSPACE_SOURCE = ("post A: '고차원 공간에서는 학습이 위치 성분�
 
 @claim(
     id="heads.subspaces",
+    post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가' ('학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 배치할 수 있어서')",
     statement=f"In the trained add model (learned positions, D = 32), the {K_DIRECTIONS} leading directions of the "
               "token table's rows and of the position table's rows (each centred) span subspaces that training "

@@ -15,6 +15,7 @@ EXAMPLE = Quote("나는 오늘 밥을 먹었다에서 먹었다는 4번 위치�
 
 @claim(
     id="pos.insertion_example_positions",
+    post="B", section="fig3",
     source="Post B, after figure 3 ('먹었다는 4번 위치에 있을 수 있다', '5번 위치로 밀린다'); post B, '공식 읽기' "
            "('첫 번째 토큰이면 0', '구현에 따라 1부터 시작할 수도 있지만 원리는 같다')",
     statement="Post B's example puts 먹었다 at position 4 ('있을 수 있다': it may be), then 5 once 정말 is inserted: one "

@@ -21,6 +21,7 @@ TABLE3 = {"base (sinusoidal)": {"PPL": 4.92, "BLEU": 25.8}, "(E) learned": {"PPL
 
 @claim(
     id="pe.paper_learned_equals_sin",
+    post="A", section="exp3-duel",
     source="Post A, '위치 정보' lineage (MemN2N, the 2017 paper)",
     statement="The 2017 paper reports learned and sinusoidal positions performing alike: in its Table 3, row (E) "
               "(learned) against the base model (sinusoidal), the BLEU difference on newstest2013 is at most 0.5 "

@@ -40,6 +40,7 @@ def _runs(model: torch.nn.Module, seq_len: int) -> bool:
 
 @claim(
     id="model.bert.max_positions",
+    post="B", section="learned",
     source="Post B, '학습되는 position embedding과의 차이' ('512 토큰으로 제한')",
     statement="BERT's learned position table limits its input to 512 tokens.",
     tolerance=exact("sizes and outcomes are exact"),
@@ -77,6 +78,7 @@ def test_bert_max_positions(verify, case):
 
 @claim(
     id="model.gpt2.learned_positions",
+    post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가' ('GPT-2가 학습형을 썼고')",
     statement="GPT-2 adds a learned position table (wpe), 1,024 rows.",
     tolerance=exact("sizes and flags are exact"),
@@ -116,6 +118,7 @@ ROPE_QUOTE = Quote("Qwen, Llama 계열 모델을 만지다 보면 RoPE 관련 �
 
 @claim(
     id="model.rope_settings",
+    post="B", section="rope",
     source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling, context extension')",
     statement="Llama and Qwen configurations carry RoPE settings named rope_theta and rope_scaling.",
     tolerance=exact("flags and the values read back are exact"),
@@ -173,6 +176,7 @@ def _hub_fields(name: str, required: dict[str, type] | None = None) -> tuple[dic
 
 @claim(
     id="config.hub_positions",
+    post="B", section="learned",
     source="Post B, '학습되는 position embedding과의 차이' ('512 토큰으로 제한'); post A, '더할 것인가, 이어붙일 것인가' "
            "('GPT-2가 학습형을 썼고')",
     statement="The hub's configurations of BERT and GPT-2 give their learned position tables 512 and 1,024 rows.",
@@ -199,6 +203,7 @@ def test_hub_positions(verify, case):
 
 @claim(
     id="config.hub_rope_settings",
+    post="B", section="rope",
     source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling, context extension')",
     statement="The RoPE settings post B names, rope_theta and rope_scaling, appear in published Llama and Qwen "
               "configurations (the hub's config.json). The post's reading ('자주 보게 된다': you often see them) is "
@@ -251,6 +256,7 @@ WIDTHS = {  # model family -> (its configuration class in transformers, the widt
 
 @claim(
     id="model.real_widths",
+    post="B", section="formula",
     source="Post B, '공식 읽기' (after the hidden-size-8 table)",
     statement="Real models use far larger widths such as 512, 768 and 4096: the hidden sizes of T5-small (the "
               "Transformer-base width of Vaswani et al. 2017, 512), GPT-2 small and BERT-base (768) and Llama 7B (4096), "

@@ -33,6 +33,7 @@ def _output_layer_flops(full_softmax: bool, generator: torch.Generator) -> int:
 
 @claim(
     id="ns.flop_ratio",
+    post="A", section="skip-gram",
     source="Post A, '핵심 아이디어 (2) 네거티브 샘플링' ('계산 속도가 수천 배 빨라집니다')",
     statement="Scoring 1 positive + 8 negatives instead of all 10,000 words makes the output layer's computation "
               "'several thousand times' (수천 배) cheaper. The reading tested: '계산 속도' is the work of scoring "

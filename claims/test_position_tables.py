@@ -14,6 +14,7 @@ from sinusoidal_common import WIDE
 
 @claim(
     id="pe.sin.parameter_free_any_length",
+    post="B", section="learned",
     source="Post B, '학습되는 position embedding과의 차이'",
     statement="Sinusoidal PE has no parameters and is defined for any length; a learned table "
               "(max_len rows) is trained by the optimizer and has no row past max_len.",
@@ -98,6 +99,7 @@ def test_parameter_free_any_length(verify, case, generator):
 
 @claim(
     id="pe.raw_integer_unbounded",
+    post="A", section="exp3",
     source="Post A, exp. 3 ('숫자가 무한히 커져서': adding the raw numbers 1, 2, 3, 4, …)",
     statement="Adding the raw position number p (1, 2, 3, … on every channel) gives a vector of norm p·√d that "
               "grows without bound and swamps the token embedding; the sinusoidal row keeps norm √(d/2) at "
@@ -142,6 +144,7 @@ def test_raw_integer_unbounded(verify, case, generator):
 
 @claim(
     id="pe.rel.offset_count",
+    post="A", section="rel-bias",
     source="Post A, exp. 3 '(2) 간격별 가산표 만들기' ('39칸까지 총 77개의 간격', Lte=40)",
     statement="With 40 positions the offsets j − i run from −39 to 39: 79 of them, the size of the post's own "
               "bias table (2·Lte − 1); the post counts 77. Measured: distinct offsets among all 40×40 "

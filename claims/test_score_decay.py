@@ -25,6 +25,7 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 
 @claim(
     id="pos.score_decreases_with_distance",
+    post="A", section="exp3-end",
     source="Post A, exp. 3 closing ('거리가 멀어질수록 수학적으로 가산점을 깎아', ALiBi, RoPE)",
     statement="Without training, ALiBi and RoPE lower the attention score as the distance grows: ALiBi exactly "
               "(a bias −m·distance); RoPE as RoFormer's 'long-term decay' (Su et al. 2021, §3.4.3), a bound that "

@@ -34,6 +34,7 @@ GAP_ONLY_QUOTE = Quote("PE(i)·PE(j)를 모든 쌍에 대해 계산했을 때, �
 
 @claim(
     id="pe.sin.table_8x6",
+    post="B", section="pytorch",
     source=POST_B,
     statement="Our sinusoidal table for max_len=8, d_model=6 reproduces the post's printed 8×6 table.",
     post_value=POST_TABLE_8x6,
@@ -53,6 +54,7 @@ def test_table_8x6(verify, figure):
 
 @claim(
     id="pe.sin.position0",
+    post="B", section="formula",
     source="Post B, 'sinusoidal positional encoding 공식 읽기' (position 0)",
     statement="PE(0) is 0 in every sin (even) channel and 1 in every cos (odd) channel (d_model=128).",
     post_value=[0.0, 1.0] * 64,
@@ -69,6 +71,7 @@ def test_position0(verify):
 
 @claim(
     id="pe.sin.frequencies_from_formula",
+    post="B", section="formula",
     source="Post B, '공식 읽기' (PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(…))",
     statement="The table's channel pair i turns by ω_i = 1 / 10000^(2i/d_model) radians per position (d_model=128, "
               "float64): the largest |ω_i read from the table (atan2 of PE(1)'s sin and cos channels) − ω_i of the "
@@ -99,6 +102,7 @@ def _gap_dots(dtype: torch.dtype) -> dict[int, torch.Tensor]:
 
 @claim(
     id="pe.sin.dot_depends_only_on_gap",
+    post="A", section="exp3",
     source=POST_A_PROPERTY,
     statement="PE(i)·PE(i+k) is the same for every i: its mean matches the post's and the closed form "
               "Σ_i cos(k·ω_i), and its spread over i is no larger than float32 rounding.",
@@ -168,6 +172,7 @@ def test_dot_depends_only_on_gap(verify, k, quantity, figure):
 
 @claim(
     id="pe.sin.shift_is_linear_map",
+    post="A", section="exp3",
     source="Post A, 'PE(pos+k) is a linear function of PE(pos)'; post B, 'sin(a+b), cos(a+b)'",
     statement="PE(pos+k) = M_k·PE(pos) for every pos, with M_k a block-diagonal 2×2 rotation per "
               "(sin, cos) channel pair built from k alone (d_model=128, pos 0–63, float64).",
@@ -188,6 +193,7 @@ def test_shift_is_linear_map(verify, k):
 
 @claim(
     id="pe.sin.wavelength_spread",
+    post="B", section="pytorch",
     source=POST_B,
     statement="Low channels change fast and high channels barely move over 8 positions (d_model=6).",
     kind="post",
@@ -227,6 +233,7 @@ def test_wavelength_spread(verify, case):
 
 @claim(
     id="pe.sin.positions_from_one",
+    post="B", section="formula",
     source="Post B, '공식 읽기' ('1부터 시작할 수도 있지만 원리는 같다')",
     statement="Counting positions from 1 instead of 0 changes nothing essential: the gap and shift properties "
               "hold for positions 1–64 (d_model=128, float64).",
@@ -260,6 +267,7 @@ def test_positions_from_one(verify, case):
 
 @claim(
     id="pe.sin.printed_std_reproduces",
+    post="A", section="exp3",
     source="Post A, exp. 3 property table ('같은 간격 쌍들의 내적 표준편차')",
     statement="The stds post A prints for PE(i)·PE(i+k) (7.2e-7, 6.3e-7, 6.97e-7, 4.83e-7 for k = 1, 3, 10, 30) "
               "reproduce with the post's own float32 code on the CPU: measured, the largest ratio (reproduced / printed, "

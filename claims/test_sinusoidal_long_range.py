@@ -102,6 +102,7 @@ def _trace_of_nearness(seq_len: int, d_model: int) -> tuple[float, dict]:
 
 @claim(
     id="pe.sin.nearby_positions_similar",
+    post="A", section="exp3",
     source="Post A, exp. 3 table; post B, '왜 하필 sin과 cos인가' ('position 10과 position 11')",
     statement="Nearby positions leave a trace of similarity (dot products of sinusoidal rows): post B's sentence "
               "read as a careful reader reads it, next to its claim that the encoding is continuous; the strict "
@@ -179,6 +180,7 @@ def test_nearby_positions_similar(verify, case):
 
 @claim(
     id="pe.sin.unique_rows",
+    post="A", section="exp3",
     source="Post A, exp. 3 ('고유한 위치 벡터를 만들어냅니다'); post B, '공식 읽기' ('첫 번째 위치도 고유한 벡터를 가진다')",
     statement="Every position gets its own vector: the smallest distance between two distinct rows of the "
               "sinusoidal table over 10,000 positions at d_model=128 (every pair scanned).",
@@ -241,6 +243,7 @@ def _pair_distances(seq_len: int, d_model: int) -> torch.Tensor:
 
 @claim(
     id="pe.sin.slow_channels_separate_far",
+    post="A", section="exp3",
     source="Post A, exp. 3 ('긴 파장 차원은 멀리 떨어진 위치를 구분'); post B, '공식 읽기' ('멀리 떨어진 위치를 "
            "부드럽게 구분')",
     statement="Fast channel pairs confuse far-apart positions, slow ones separate them (d_model=128, positions "

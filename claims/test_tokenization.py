@@ -21,6 +21,7 @@ BYTE_FRAGMENTS = Quote("아쉽게도 한국어 단어(이모/삼촌)로는 이 �
 
 @claim(
     id="tokenizer.gpt2_korean_is_bytes",
+    post="A", section="exp2",
     source="Post A, end of exp. 2 ('GPT-2 어휘에서 한국어는 단일 토큰이 아니라 바이트 파편')",
     statement="GPT-2's BPE has no single token for Korean words such as 이모 and 삼촌: each splits into "
               "several tokens, and no single token decodes to text (each is a UTF-8 byte fragment).",
@@ -78,6 +79,7 @@ PARTICLE_CASES = [
 
 @claim(
     id="stem.particle_rules",
+    post="A", section="exp1",
     source="Post A, exp. 1 (1) 'stem' with the JOSA list",
     statement="The particle stripper removes the longest listed particle, only when ≥ 2 characters "
               "remain, after stripping punctuation from both ends (15 eojeols).",
@@ -104,6 +106,7 @@ POST_A_WORDS = list(dict.fromkeys([*(w for inputs, _ in POST_A_ANALOGIES.values(
 
 @claim(
     id="tokenizer.gpt2_post_words_single_token",
+    post="A", section="exp2",
     source="Post A, exp. 2 'gpt2_arith.py' (vec(): 'assert len(ids) == 1')",
     statement=f"Every word post A's script looks up in GPT-2's table — the inputs of its three analogies and of its "
               f"three direction pairs, {len(POST_A_WORDS)} distinct words — is one GPT-2 token when written with its "
@@ -142,6 +145,7 @@ THIRTY_ODD_CENTRE = 35
 
 @claim(
     id="stem.particle_list_size",
+    post="A", section="exp1",
     source="Post A, exp. 1, after the neighbour table ('고빈도 조사 30여 개를 규칙으로 떼도록'), and its JOSA list",
     statement="Post A's stripper removes '30-odd' (30여 개) high-frequency particles: its list has 31–39 entries. "
               "Shown beside the count: how many entries are particles (조사) and how many are verbs with an ending.",
@@ -173,6 +177,7 @@ def _shared_share(a: list, b: list) -> float:
 
 @claim(
     id="tokenizer.example_sentences_share_tokens",
+    post="B", section="opening",
     source="Post B, opening ('나는 밥을 먹었다와 밥이 나를 먹었다는 같은 토큰들을 꽤 많이 공유한다')",
     statement="Post B's sentences 나는 밥을 먹었다 and 밥이 나를 먹었다 share 'quite many' (꽤 많이) tokens, read as: "
               "at least half of their tokens are shared. Measured: 2·|A ∩ B| / (|A| + |B|) over the two token "

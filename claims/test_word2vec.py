@@ -49,6 +49,7 @@ ANALOGY_SECTIONS = {
 
 @claim(
     id="w2v.corpus_stats",
+    post="A", section="exp1",
     source="Post A, exp. 1, after the neighbour table ('단지 2M의 Corpus 상에서도 보이게 됩니다')",
     statement="Protocol check, not a verdict on the post (whose corpus we do not have): is our stand-in corpus "
               "(the registry's Korean Wikipedia) of the size post A states, 'only a 2M corpus'? Two counts, each a "
@@ -95,6 +96,7 @@ WS353_MODELS = {
 
 @claim(
     id="w2v.ws353",
+    post="A", section="exp1",
     source=f"Post A, exp. 1 (the neighbour table and its remark); evaluation set: {PARK}, Korean WS-353",
     statement="Spearman ρ between the cosine of two words' rows in the centre table and their human "
               "relatedness score (WS-353, Korean translation, 0–10), over the pairs of two different words "
@@ -154,6 +156,7 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
 
 @claim(
     id="w2v.analogy_ko",
+    post="A", section="exp1",
     source="Post A, end of exp. 1 ('왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족'); evaluation set: "
            f"{PARK}, Korean analogy set",
     statement="~2M eojeols are too few for analogy arithmetic: 3CosAdd accuracy (a : b = c : d answered by "
@@ -214,6 +217,7 @@ def test_analogy_ko(verify, word2vec, ko_analogies, case):
 
 @claim(
     id="w2v.small_corpus_no_analogy",
+    post="A", section="exp1",
     source="Post A, end of exp. 1 ('왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족')",
     statement="~2M eojeols are too few for 왕 − 남자 + 여자 ≈ 여왕: 여왕 is not the nearest word to the "
               "query (inputs excluded). Measured: the rank of 여왕.",
@@ -238,6 +242,7 @@ def test_small_corpus_no_analogy(verify, word2vec):
 
 @claim(
     id="w2v.coffee_near_tea",
+    post="A", section="intro",
     source="Post A, introduction ('\"커피\"와 \"홍차\"는 비슷한 문맥(마시다, 따뜻한, 한 잔)에 나타나므로')",
     statement="커피 and 홍차 occur in similar contexts, so vectors trained to predict contexts put them close: 홍차 "
               "is among the 100 rows nearest to 커피 (1 % of the vocabulary) in the trained centre table. "

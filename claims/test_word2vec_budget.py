@@ -21,6 +21,7 @@ STEPS = SkipGramConfig(seed=0).snapshots  # the snapshot steps of the protocol's
 
 @claim(
     id="w2v.steps_sweep",
+    post="A", section="exp1",
     source="Post A, exp. 1 ('word2vec_zero.py': 20,000 steps); evaluation set: Park, Byun, Baek, Cho, Oh 2018, Korean "
            "WS-353; beyond the post",
     statement="w2v.ws353[trained]'s verdict does not hinge on the budget: the same run's centre table already puts "

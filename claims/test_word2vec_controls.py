@@ -40,6 +40,7 @@ def ws353_null(word2vec, ws353) -> list[float]:
 
 @claim(
     id="w2v.ws353_controls",
+    post="A", section="exp1",
     source=SOURCE,
     statement="Controls of w2v.ws353 (Spearman ρ between a table's cosines and people's relatedness scores, over "
               "the WS-353 pairs the vocabulary covers as written).",
@@ -102,6 +103,7 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
 
 @claim(
     id="w2v.analogy_controls",
+    post="A", section="exp1",
     source="Post A, end of exp. 1 ('왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족'); evaluation set: Park, Byun, Baek, "
            "Cho, Oh 2018, Korean analogy set",
     statement="Controls of w2v.analogy_ko's measure (3CosAdd accuracy over analogy items the vocabulary covers, "

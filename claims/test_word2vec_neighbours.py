@@ -17,6 +17,7 @@ SHARED = 2  # chance puts ≥ 2 of the 30 among our lists with probability < 0.0
 
 @claim(
     id="w2v.neighbours_overlap",
+    post="A", section="exp1",
     source="Post A, exp. 1, the neighbour table ('질의어 최근접 이웃 (실측)')",
     statement=f"A stand-in comparison, not a verdict on the post: of the {LISTED} neighbours post A prints for its "
               f"five queries, at least {SHARED} are among our six nearest rows of the same query (the post's "

@@ -29,6 +29,7 @@ def _draws(seed: int, vocab_size: int = SAMPLER_CORPUS) -> tuple[torch.Tensor, t
 
 @claim(
     id="w2v.sampler_stays_inside",
+    post="A", section="exp1",
     source="Post A, exp. 1 (3) centre positions ('WIN 크기 만큼 빼고 나머지 단어중에서 중심 단어를 뽑는 형태로 간략화')",
     statement="Drawing centre positions from [WIN, N − WIN) needs no boundary handling: every context index c + off "
               "(off in ±1 … ±WIN) lies inside the corpus and is a neighbour of its centre. Measured with the "
@@ -62,6 +63,7 @@ def test_sampler_stays_inside(verify, seed):
 
 @claim(
     id="w2v.window_offsets",
+    post="A", section="exp1",
     source=SAMPLE_SOURCE,
     statement="The context of a centre is any of the WIN = 5 neighbours on either side: the offsets the sampler "
               f"draws over {SAMPLER_BATCHES:,} batches of 1,024 are exactly ±1 … ±5, none missing and no other.",
@@ -83,6 +85,7 @@ def test_window_offsets(verify, seed):
 
 @claim(
     id="w2v.negatives_uniform",
+    post="A", section="skip-gram",
     source="Post A, '핵심 아이디어 (2) 네거티브 샘플링' ('진짜 정답(주변 단어) 1개와 아무렇게나 뽑은 오답(무작위 단어) 8개'); "
            "exp. 1 (3) ('neg = torch.randint(0, V, (B, NEG))  # 무작위 오답')",
     statement=f"The 8 wrong answers are random words of the whole vocabulary (V = {VOCAB:,}), drawn regardless of "

@@ -59,6 +59,7 @@ CASES = {
 
 @claim(
     id="w2v.tokenizer_choice",
+    post="A", section="exp1",
     source=SOURCE,
     statement="Post A's skip-gram protocol on the same Korean Wikipedia text cut three ways; each table is "
               "judged by Spearman ρ against the Korean WS-353's human scores (as w2v.ws353), the two compared "

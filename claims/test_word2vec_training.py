@@ -24,6 +24,7 @@ def _median_ratio(full: np.ndarray, sampled: np.ndarray) -> float:
 
 @claim(
     id="ns.wallclock_speedup",
+    post="A", section="skip-gram",
     source="Post A, '핵심 아이디어 (2) 네거티브 샘플링' ('계산 속도가 수천 배 빨라집니다')",
     statement="The literal reading, not the post's: '계산 속도' (computation speed) taken as the wall time of a whole "
               "training step of post A's loop, which then runs 'several thousand times' (≥ 2,000×) faster with "
@@ -68,6 +69,7 @@ LAST = 50  # recorded losses (every 100 steps) over which the batch-to-batch noi
 
 @claim(
     id="w2v.loss_toward_negative",
+    post="A", section="exp1",
     source="Post A, exp. 1 (11) the loss ('오차를 가장 작게(음수 방향으로) 만드는 것이 목표')",
     statement="Training drives the negative-sampling loss 'toward negative' (음수 방향으로). Two readings, each a "
               "row: the post's, the loss moves downward ('가장 작게': as small as possible, '음수 방향': the "

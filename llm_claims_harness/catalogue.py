@@ -12,47 +12,52 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from llm_claims_lab.atomic import write_text_atomic
-from llm_claims_harness.report import POSTS, show
+from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_harness.posts import Registry
+from llm_claims_harness.report import show
+from llm_claims_harness.row import Declared
+
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(rows: Iterable[dict]) -> str:
+def markdown(rows: Iterable[tuple[Declared, str]], registry: Registry) -> str:
     """The catalogue as Markdown: one table line per row, grouped by test file, in declaration order.
-    ``rows`` are :meth:`llm_claims_harness.declare.Claim.resolve` dicts with the item's ``file`` added."""
+    ``rows`` are :meth:`llm_claims_harness.declare.Claim.resolve` results with the item's test file."""
     rows = list(rows)
     lines = ["# Claims catalogue", "",
              f"{len(rows)} rows, read from the `@claim(...)` declarations (`pytest --claims-catalogue`); "
-             "nothing here is measured. Measured values and verdicts are in `CLAIMS.md`.", "", *POSTS, ""]
-    by_file: dict[str, list[dict]] = {}
-    for r in rows:
-        by_file.setdefault(r["file"], []).append(r)
+             "nothing here is measured. Measured values and verdicts are in `CLAIMS.md`.", "",
+             *(f"- {p.cited()}" for p in registry.posts), ""]
+    by_file: dict[str, list[Declared]] = {}
+    for r, file in rows:
+        by_file.setdefault(file, []).append(r)
     for file, rs in by_file.items():
         lines += [f"## `{file}`", "", "| id | kind | source | statement | post | tolerance | expected | v |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in rs:
-            tol, rev = r["tolerance"], r.get("revision")
-            revised = (f" (revised after measuring, pre-registered {r['preregistered_expect']}: "
-                       f"{_cell(r['preregistered_source'])}; why: {_cell(rev['why'])}; evidence: "
-                       f"{_cell(rev['evidence'])}, code {rev['code'][:12]})" if rev else "")
-            post = show(r["post_value"]) + (f" {r['unit']}" if r["unit"] and r["post_value"] is not None else "")
-            quote = f": “{_cell(r['quote']['text'])}” ({_cell(r['quote']['gloss'])})" if r.get("quote") else ""
+            tol, rev = r.tolerance, r.revision
+            revised = (f" (revised after measuring, pre-registered {r.preregistered_expect}: "
+                       f"{_cell(r.preregistered_source)}; why: {_cell(rev.why)}; evidence: "
+                       f"{_cell(rev.evidence)}, code {rev.code[:12]})" if rev else "")
+            post = show(r.post_value) + (f" {r.unit}" if r.unit and r.post_value is not None else "")
+            quote = f": “{_cell(r.quote.text)}” ({_cell(r.quote.gloss)})" if r.quote else ""
+            where = registry.label(r.post, r.section)
             lines.append(
-                f"| `{r['id']}` | {r['kind']} | {_cell(r['source'])}{quote} | {_cell(r['statement'])} | {_cell(post)} "
-                f"| {_cell(tol.describe())}: {_cell(tol.reason)} | {r['expected_verdict']}: "
-                f"{_cell(r['expect_source'])}{revised} | {r['version']} |")
+                f"| `{r.id}` | {r.kind} | {f'§ {where}: ' if where else ''}{_cell(r.source)}{quote} "
+                f"| {_cell(r.statement)} | {_cell(post)} | {_cell(tol.describe())}: {_cell(tol.reason)} "
+                f"| {r.expected_verdict}: {_cell(r.expect_source)}{revised} | {r.version} |")
         lines.append("")
     return "\n".join(lines)
 
 
-def write(path: Path, rows: Iterable[dict]) -> Path:
+def write(path: Path, rows: Iterable[tuple[Declared, str]], registry: Registry) -> Path:
     """Write :func:`markdown` of ``rows`` to ``path`` atomically; returns ``path``.
 
     Raises:
         OSError: the directory cannot be created or written.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, markdown(rows) + "\n")
+    write_text_atomic(path, markdown(rows, registry) + "\n")
     return path

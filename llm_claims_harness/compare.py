@@ -30,28 +30,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_claims_lab.atomic import write_text_atomic
-from llm_claims_harness.declare import DECISION_SIGMAS, Tolerance, at_least, at_most, close, flatten
-from llm_claims_harness.report import ORDER as VERDICTS, inconclusive, show, summary_lines
+from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_harness.declare import DECISION_SIGMAS, flatten
+from llm_claims_harness.report import inconclusive, show, summary_lines
+from llm_claims_harness.results import Document, InputError, read
+from llm_claims_harness.row import Row
 
 RULE = (f"Moved beyond its scale: with noise, |Δ| > {DECISION_SIGMAS:g} × √(sd_old² + sd_new²); otherwise "
         "|Δ| > half the old value's distance to its tolerance's nearest bound (any change for a value on its "
         "bound, e.g. an exact row that holds); non-numbers: any difference.")
-# Tolerance.describe()'s text: "exact", "|Δ| ≤ 5e-05 + 0.01·|ref|", "≤ 1e-09", "> 0", ...
-_TOLERANCE = re.compile(r"^(?:exact|\|Δ\| ≤ (?P<band>.+)|(?P<op>[≤≥<>]) (?P<bound>\S+))$")
-
-
-class InputError(ValueError):
-    """A file that is not a readable claims report; the message is one line naming the file."""
-
 
 @dataclasses.dataclass(frozen=True)
 class Move:
@@ -67,10 +60,10 @@ class Diff:
     (``moved`` with its :class:`Move`), ``added``/``gone`` are rows of one side only, ``unchanged``
     counts the rest and ``within`` those of them whose value changed within its scale."""
 
-    flips: list[tuple[dict, dict]]
-    moved: list[tuple[dict, dict, Move]]
-    added: list[dict]
-    gone: list[dict]
+    flips: list[tuple[Row, Row]]
+    moved: list[tuple[Row, Row, Move]]
+    added: list[Row]
+    gone: list[Row]
     unchanged: int
     within: int
 
@@ -80,81 +73,28 @@ class Diff:
         return bool(self.flips or self.gone)
 
 
-def load(path: Path) -> dict:
-    """Read a ``results.json`` written by :func:`llm_claims_harness.results.write` (any schema version; a file
-    without ``schema`` is version 1).
-
-    Raises:
-        InputError: the file is missing or unreadable, is not JSON, names another schema, or has no
-            ``claims`` list of rows each with a string ``id`` and ``verdict`` (ids unique).
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: unreadable ({exc})") from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{path}: not JSON ({exc}); expected a results.json the claims report wrote") from None
-    schema = data.get("schema") if isinstance(data, dict) else None
-    if schema is not None and (not isinstance(schema, dict) or schema.get("name") != "llm-claims-results"):
-        raise InputError(f"{path}: not a claims results file (schema {schema!r})")
-    claims = data.get("claims") if isinstance(data, dict) else None
-    if not isinstance(claims, list) or not all(
-            isinstance(r, dict) and isinstance(r.get("id"), str) and r.get("verdict") in VERDICTS for r in claims):
-        raise InputError(f"{path}: not a claims results file (expected a 'claims' list of rows, each with "
-                         f"an id and a verdict of {', '.join(VERDICTS)})")
-    ids = [r["id"] for r in claims]
-    if len(set(ids)) != len(ids):
-        raise InputError(f"{path}: a row id repeats ({min(i for i in ids if ids.count(i) > 1)})")
-    return data
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def tolerance_from_text(text: str) -> Tolerance | None:
-    """The :class:`Tolerance` a row's ``tolerance`` text (``Tolerance.describe()``) stands for, with the
-    precision that text keeps (bounds to 4 significant digits); ``None`` when the text is not one."""
-    match = _TOLERANCE.match(text or "")
-    if not match:
-        return None
-    try:
-        if match["op"]:
-            kind = at_most if match["op"] in "≤<" else at_least
-            return kind(float(match["bound"]), "from the report", strict=match["op"] in "<>")
-        atol = rtol = 0.0
-        for part in match["band"].split(" + ") if match["band"] else ():
-            if part.endswith("·|ref|"):
-                rtol = float(part.removesuffix("·|ref|"))
-            else:
-                atol = float(part)
-    except ValueError:
-        return None
-    return close("from the report", atol=atol, rtol=rtol)
-
-
-def moved(old: dict, new: dict) -> Move | None:
+def moved(old: Row, new: Row) -> Move | None:
     """How far ``new``'s value moved from ``old``'s when beyond its scale (the module's rule, :data:`RULE`);
     ``None`` when it stayed within it."""
-    a, b = old.get("measured"), new.get("measured")
-    sds = [r["noise_sd"] for r in (old, new) if _number(r.get("noise_sd"))]
+    a, b = old.measured, new.measured
+    sds = [r.noise_sd for r in (old, new) if _number(r.noise_sd)]
     if sds and _number(a) and _number(b):
         limit = DECISION_SIGMAS * math.hypot(*sds)
         return Move(f"{b - a:+.3g}", f"{DECISION_SIGMAS:g} SD(Δ) = {show(limit)}") if abs(b - a) > limit else None
     olds, news = flatten(a), flatten(b)
     if len(olds) != len(news):
         return Move(f"{len(olds)} → {len(news)} values", "any difference")
-    refs = flatten(old.get("reference"))
+    refs = flatten(old.reference)
     refs = refs if len(refs) == len(olds) else [None] * len(olds)
-    tolerance = tolerance_from_text(old.get("tolerance", ""))
+    tolerance = old.tolerance
     for x, y, ref in zip(olds, news, refs):
         if x == y:
             continue
-        if not (_number(x) and _number(y)) or tolerance is None or (tolerance.kind == "close" and not _number(ref)):
+        if not (_number(x) and _number(y)) or (tolerance.kind == "close" and not _number(ref)):
             return Move("differs", "any difference")
         half_room = abs(tolerance.margin(x, ref)) / 2
         if abs(y - x) > half_room:
@@ -162,18 +102,18 @@ def moved(old: dict, new: dict) -> Move | None:
     return None
 
 
-def compare(base: dict, new: dict) -> Diff:
+def compare(base: Document, new: Document) -> Diff:
     """Compare two loaded reports row by row (by id); lists follow the new report's order
     (``gone``: the base's)."""
-    old_rows = {r["id"]: r for r in base["claims"]}
-    new_ids = {r["id"] for r in new["claims"]}
+    old_rows = {r.id: r for r in base.rows}
+    new_ids = {r.id for r in new.rows}
     flips, shifted, added = [], [], []
     unchanged = within = 0
-    for r in new["claims"]:
-        o = old_rows.get(r["id"])
+    for r in new.rows:
+        o = old_rows.get(r.id)
         if o is None:
             added.append(r)
-        elif o["verdict"] != r["verdict"]:
+        elif o.verdict != r.verdict:
             flips.append((o, r))
         else:
             move = moved(o, r)
@@ -181,7 +121,7 @@ def compare(base: dict, new: dict) -> Diff:
                 shifted.append((o, r, move))
             else:
                 unchanged += 1
-                within += o.get("measured") != r.get("measured")
+                within += o.measured != r.measured
     gone = [o for rid, o in old_rows.items() if rid not in new_ids]
     return Diff(flips, shifted, added, gone, unchanged, within)
 
@@ -190,27 +130,26 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _value(row: dict) -> str:
-    return show(row.get("measured"))
+def _value(row: Row) -> str:
+    return show(row.measured)
 
 
-def _note(old: dict, new: dict) -> str:
+def _note(old: Row, new: Row) -> str:
     """What the declaration changed between the two rows: version and tolerance."""
     notes = []
-    if old.get("version") != new.get("version"):
-        notes.append(f"v{old.get('version')} → v{new.get('version')}")
-    if old.get("tolerance") != new.get("tolerance"):
-        notes.append(f"tolerance {old.get('tolerance')} → {new.get('tolerance')}")
+    if old.version != new.version:
+        notes.append(f"v{old.version} → v{new.version}")
+    if old.tolerance.describe() != new.tolerance.describe():
+        notes.append(f"tolerance {old.tolerance.describe()} → {new.tolerance.describe()}")
     return "; ".join(notes)
 
 
-def _origin(name: str, data: dict) -> str:
-    env = data.get("environment") or {}
-    return (f"`{name}` (commit `{env.get('git_commit', '?')}`, {str(env.get('date', '?'))[:10]}, "
-            f"{env.get('device', '?')}, torch {env.get('torch', '?')})")
+def _origin(name: str, doc: Document) -> str:
+    env = doc.environment
+    return f"`{name}` (commit `{env.get('git_commit', '?')}`, {str(env.get('date', '?'))[:10]}, {env.get('device', '?')})"
 
 
-def markdown(diff: Diff, base_name: str, base: dict, new_name: str, new: dict) -> str:
+def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Document) -> str:
     """The comparison as Markdown: a heading, the counts, one section per kind of change, the rule."""
     lines = ["## Claims: what changed", "", f"{_origin(base_name, base)} → {_origin(new_name, new)}", ""]
     within = f" ({diff.within} of them moved within their scale)" if diff.within else ""
@@ -222,31 +161,30 @@ def markdown(diff: Diff, base_name: str, base: dict, new_name: str, new: dict) -
                      f"{len(diff.added)} added · {len(diff.gone)} gone** · {diff.unchanged} unchanged{within}")
     if diff.flips:
         lines += ["", "### Verdict flips", "", "| id | verdict | value | declaration |", "|---|---|---|---|"]
-        lines += [f"| `{n['id']}` | {o['verdict']} → **{n['verdict']}** | {_cell(_value(o))} → {_cell(_value(n))} "
+        lines += [f"| `{n.id}` | {o.verdict} → **{n.verdict}** | {_cell(_value(o))} → {_cell(_value(n))} "
                   f"| {_cell(_note(o, n))} |" for o, n in diff.flips]
     if diff.moved:
         lines += ["", "### Values moved beyond their scale", "",
                   "| id | verdict | value | change | scale | declaration |", "|---|---|---|---|---|---|"]
-        lines += [f"| `{n['id']}` | {n['verdict']} | {_cell(_value(o))} → {_cell(_value(n))} | {_cell(m.change)} "
+        lines += [f"| `{n.id}` | {n.verdict} | {_cell(_value(o))} → {_cell(_value(n))} | {_cell(m.change)} "
                   f"| {_cell(m.scale)} | {_cell(_note(o, n))} |" for o, n, m in diff.moved]
     if diff.added:
         lines += ["", "### Rows added", ""]
-        lines += [f"- `{r['id']}`: {r['verdict']}, {_cell(_value(r))}" for r in diff.added]
+        lines += [f"- `{r.id}`: {r.verdict}, {_cell(_value(r))}" for r in diff.added]
     if diff.gone:
         lines += ["", "### Rows gone", ""]
-        lines += [f"- `{r['id']}` (was {r['verdict']}, {_cell(_value(r))})" for r in diff.gone]
+        lines += [f"- `{r.id}` (was {r.verdict}, {_cell(_value(r))})" for r in diff.gone]
     lines += ["", f"<sub>{RULE}</sub>", ""]
     return "\n".join(lines)
 
 
-def summary(name: str, data: dict) -> str:
+def summary(name: str, doc: Document) -> str:
     """One report's counts as Markdown: per kind of claim and verdict, the rows not as expected, and the
     inconclusive rows with their margins."""
-    rows, env = data["claims"], data.get("environment") or {}
-    origin = (f"`{name}`: commit `{env.get('git_commit', '?')}` · {env.get('device', '?')} · "
-              f"torch {env.get('torch', '?')} · {env.get('wall_s', '?')} s")
+    rows, env = list(doc.rows), doc.environment
+    origin = f"`{name}`: commit `{env.get('git_commit', '?')}` · {env.get('device', '?')} · {env.get('wall_s', '?')} s"
     lines = [f"## Claims report: {len(rows)} rows", "", origin, "", *(f"- {line}" for line in summary_lines(rows))]
-    unexpected = [r["id"] for r in rows if r.get("as_expected") is False]
+    unexpected = [r.id for r in rows if r.as_expected is False]
     if unexpected:
         lines += ["", f"**Not as expected:** {', '.join(f'`{i}`' for i in unexpected)}"]
     undecided = inconclusive(rows)
@@ -275,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"expected {'one file with --summary' if args.summary else 'two files: BASE.json NEW.json'}, "
                      f"got {len(args.files)}")
     try:
-        reports = [load(path) for path in args.files]
+        reports = [read(path) for path in args.files]
         if args.summary:
             text, code = summary(str(args.files[0]), reports[0]), 0
         else:

@@ -4,6 +4,7 @@ A claim is declared once, on the test function that measures it::
 
     @claim(
         id="pe.sin.position0",
+        post="B", section="formula",  # a registered post and section (the suite's pytest_claims_posts hook)
         source="Post B, 'sinusoidal positional encoding 공식 읽기'",
         statement="PE(0) is 0 in every sin channel and 1 in every cos channel.",
         post_value=[0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
@@ -35,11 +36,12 @@ from typing import Any
 
 import pytest
 
+from llm_claims_harness.row import Declared, Quote, Revision
 from llm_claims_harness.tolerance import Tolerance, at_least, at_most, close, exact, flatten
 
 __all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "QUOTED_KINDS", "VERDICTS", "Case", "Claim",
-           "ClaimDeclarationError", "Quote", "Revision", "Tolerance", "at_least", "at_most", "claim", "close", "exact",
-           "flatten"]
+           "ClaimDeclarationError", "Declared", "Quote", "Revision", "Tolerance", "at_least", "at_most", "claim", "close",
+           "exact", "flatten"]
 
 VERDICTS = ("holds", "refuted")  # what a claim may expect
 NO_PREDICTION = "none"  # a Revision's pre-registered verdict when nothing was predicted: a regression check
@@ -56,42 +58,6 @@ _ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 
 class ClaimDeclarationError(ValueError):
     """A claim declaration is incomplete or malformed (raised at import, i.e. at collection)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Revision:
-    """An expectation changed after measuring: the verdict registered before any measurement (``preregistered``,
-    one of :data:`VERDICTS`, from ``source``), and ``why`` it changed, on what committed ``evidence`` (a file of
-    the repository and the part of it: seeds disjoint from the run's, never the values the row judges), measured
-    under which ``code`` (the training code's digest the evidence records). The report marks such a row and
-    counts it apart: it is a finding of the suite, not a prediction that held. A difference within
-    :data:`DECISION_SIGMAS` SDs is no finding, so no revision. ``preregistered`` = :data:`NO_PREDICTION` marks a
-    regression check: nothing predicted the value, the expectation pins what a fixed input gave (a fixed file's
-    value is the same every run, so its evidence is the value itself, and the row says so)."""
-
-    preregistered: str
-    source: str
-    why: str
-    evidence: str
-    code: str
-
-    def ledger(self) -> dict[str, str]:
-        """The ``revision`` entry of a report row: why, evidence and code digest."""
-        return {"why": self.why, "evidence": self.evidence, "code": self.code}
-
-
-@dataclasses.dataclass(frozen=True)
-class Quote:
-    """The sentence of the post a row tests: ``text``, the post's own words (in its language, shortened with
-    ``…``), and ``gloss``, an English gloss of them. Required on every row of a :data:`QUOTED_KINDS` kind
-    (README, "Adding a claim": the reading rule)."""
-
-    text: str
-    gloss: str
-
-    def ledger(self) -> dict[str, str]:
-        """The ``quote`` entry of a report row."""
-        return {"text": self.text, "gloss": self.gloss}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,7 +92,9 @@ class Claim:
     from version 2), ``cases`` (per sub-case overrides), ``deviation`` (how our protocol differs from the
     post's, shown in the report), ``revised`` (a :class:`Revision` when ``expect`` is not the expectation
     registered before measuring), ``quote`` (a :class:`Quote`: the post's sentence a ``post`` or ``literal`` row
-    tests; required for those kinds).
+    tests; required for those kinds), ``post`` and ``section`` (the registered post and section the row comes
+    from, required for those kinds and checked against the suite's registry at collection:
+    :mod:`llm_claims_harness.posts`).
     """
 
     id: str
@@ -144,6 +112,8 @@ class Claim:
     version_note: str = ""
     revised: Revision | None = None
     quote: Quote | None = None
+    post: str | None = None
+    section: str | None = None
 
     def __post_init__(self) -> None:
         __tracebackhide__ = True
@@ -152,6 +122,10 @@ class Claim:
             raise ClaimDeclarationError(f"{name}: id must be dotted lower-case words, e.g. 'pe.sin.position0'")
         if not self.source or not self.statement:
             raise ClaimDeclarationError(f"{name}: source and statement are required")
+        if (self.post is None) != (self.section is None) or not all(
+                v is None or (isinstance(v, str) and v.strip()) for v in (self.post, self.section)):
+            raise ClaimDeclarationError(f"{name}: post and section go together: name both (a registered post id and "
+                                        "one of its section ids) or neither")
         if self.tolerance is None and (not self.cases or any(c.tolerance is None for c in self.cases.values())):
             raise ClaimDeclarationError(f"{name}: no tolerance declared; every claim (or each of its cases) "
                                         "needs one, with its reason")
@@ -168,19 +142,25 @@ class Claim:
             _check_revision(where, case.revised, case.expect or self.expect)
             if case_id or not self.cases:  # each row: a case, or the claim when it has none
                 _check_quote(where, case.kind or self.kind, case.quote or self.quote)
+
         for field, what in (("kind", f"a kind, one of {KINDS}"),
                             ("expect_source", "an expect_source saying where the expected verdict comes from")):
             if not getattr(self, field) and (not self.cases or any(not getattr(c, field) for c in self.cases.values())):
                 raise ClaimDeclarationError(f"{name}: no {field} declared; every claim (or each of its cases) "
                                             f"needs {what}")
+        quoted = sorted({c.kind or self.kind for c in self.cases.values()} & set(QUOTED_KINDS)) if self.cases \
+            else [self.kind] if self.kind in QUOTED_KINDS else []
+        if quoted and self.post is None:
+            raise ClaimDeclarationError(f"{name}: a {quoted[0]} row judges a post: name it and its section, e.g. "
+                                        "post='A', section='exp1' (registered by the suite's pytest_claims_posts hook)")
         if not isinstance(self.version, int) or self.version < 1:
             raise ClaimDeclarationError(f"{name}: version must be a positive integer")
         if self.version > 1 and not self.version_note.strip():
             raise ClaimDeclarationError(f"{name}: version {self.version} needs a version_note saying what changed "
                                         "since the previous version and why")
 
-    def resolve(self, case_id: str | None) -> dict[str, Any]:
-        """The effective fields of sub-case ``case_id`` (``None``: the claim itself).
+    def resolve(self, case_id: str | None) -> Declared:
+        """The effective, frozen fields of sub-case ``case_id`` (``None``: the claim itself).
 
         Raises:
             ClaimDeclarationError: the claim declares cases and ``case_id`` is not one of them.
@@ -194,26 +174,15 @@ class Claim:
         case = self.cases.get(case_id or "", Case())
         pick = lambda field: getattr(case, field) if getattr(case, field) is not None else getattr(self, field)  # noqa: E731
         revised: Revision | None = pick("revised")
-        return {
-            "claim_id": self.id,
-            "case": case_id,
-            "id": f"{self.id}[{case_id}]" if case_id else self.id,
-            "source": self.source,
-            "statement": pick("statement"),
-            "post_value": pick("post_value"),
-            "unit": pick("unit"),
-            "tolerance": pick("tolerance"),
-            "expected_verdict": pick("expect"),
-            "kind": pick("kind"),
-            "expect_source": pick("expect_source"),
-            "preregistered_expect": revised.preregistered if revised else pick("expect"),
-            "preregistered_source": revised.source if revised else pick("expect_source"),
-            "revision": revised.ledger() if revised else None,
-            "quote": pick("quote").ledger() if pick("quote") else None,
-            "version": self.version,
-            "version_note": self.version_note,
-            "deviation": self.deviation,
-        }
+        return Declared(
+            id=f"{self.id}[{case_id}]" if case_id else self.id, claim_id=self.id, case=case_id, post=self.post,
+            section=self.section, kind=pick("kind"), source=self.source, statement=pick("statement"),
+            post_value=pick("post_value"), unit=pick("unit"), tolerance=pick("tolerance"),
+            expected_verdict=pick("expect"), expect_source=pick("expect_source"),
+            preregistered_expect=revised.preregistered if revised else pick("expect"),
+            preregistered_source=revised.source if revised else pick("expect_source"),
+            revision=revised, quote=pick("quote"), version=self.version, version_note=self.version_note,
+            deviation=self.deviation)
 
 
 def _check_quote(where: str, kind: str | None, quote: Quote | None) -> None:

@@ -1,15 +1,17 @@
-"""The context a result needs to be reproduced: date, commit, library versions, device, seed."""
+"""The context a result needs to be reproduced: date, commit, Python and platform, the run plan (device, seeds),
+the command; the suite adds its own facts (library versions, the GPU) through ``pytest_claims_environment``."""
 
 from __future__ import annotations
 
 import datetime as dt
-import importlib.metadata
 import platform
 import shlex
 import subprocess
 from typing import Any
 
 import pytest
+
+from llm_claims_harness.plan import RunPlan
 
 
 def _git(root: Any, *args: str) -> str | None:
@@ -20,15 +22,12 @@ def _git(root: Any, *args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def describe(config: pytest.Config, device: str, wall_s: float) -> dict[str, Any]:
-    """Everything the report header shows; JSON-serialisable."""
+def describe(config: pytest.Config, plan: RunPlan, wall_s: float) -> dict[str, Any]:
+    """Everything the report header shows; JSON-serialisable. ``suite``: what the suite's
+    ``pytest_claims_environment`` implementations answered, by name."""
+    suite: dict[str, str] = {}
+    for answer in reversed(config.hook.pytest_claims_environment(config=config)):  # pluggy: last registered first
+        suite.update({str(k): str(v) for k, v in (answer or {}).items()})
     commit = _git(config.rootpath, "rev-parse", "--short=12", "HEAD")
     # the tree hash names the code itself: unlike the commit id it survives a rebase
     tree = _git(config.rootpath, "rev-parse", "--short=12", "HEAD^{tree}")
@@ -38,16 +37,13 @@ def describe(config: pytest.Config, device: str, wall_s: float) -> dict[str, Any
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "git_commit": (commit or "unknown") + (" (uncommitted changes)" if commit and dirty else ""),
         "python": platform.python_version(),
-        "torch": _version("torch"),
-        "transformers": _version("transformers"),
-        "numpy": _version("numpy"),
         "platform": platform.platform(terse=True),
         "git_tree": tree or "unknown",
-        "device": config.hook.pytest_claims_device_name(config=config, device=device) or device,
-        "seed": config.getoption("claims_seed"),
-        "seeds": list(range(config.getoption("claims_seed"),
-                            config.getoption("claims_seed") + config.getoption("claims_seeds"))),
+        "device": plan.device_name,
+        "seed": plan.seed,
+        "seeds": list(plan.seeds),
         "xdist_workers": config.getoption("numprocesses", None) or 0,
         "command": "pytest " + shlex.join(config.invocation_params.args),
         "wall_s": round(wall_s, 1),
+        "suite": suite,
     }

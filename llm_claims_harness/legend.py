@@ -29,7 +29,7 @@ class Legend:
         return ([f"{title}:", ""] + out + [""]) if out else []
 
 
-def skip_legend(rows: list[dict]) -> tuple[Legend, dict[str, str]]:
+def skip_legend(rows: list) -> tuple[Legend, dict[str, str]]:
     """One label per distinct skip reason (``S1``, ``S2``, … in table order) and each skipped row's label."""
     legend = Legend("S")
-    return legend, {r["id"]: legend.label(r["reason"] or "no reason given") for r in rows if r["verdict"] == "skipped"}
+    return legend, {r.id: legend.label(r.reason or "no reason given") for r in rows if r.verdict == "skipped"}

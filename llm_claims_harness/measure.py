@@ -17,9 +17,11 @@ import pytest
 from llm_claims_harness import report
 from llm_claims_harness.declare import (DECISION_SIGMAS, INCONCLUSIVE, Claim, ClaimDeclarationError,
                                         Tolerance)
-from llm_claims_harness.row import Row
+from llm_claims_harness.plan import RunPlan, plan
+from llm_claims_harness.row import Row, jsonable
 
 ROW = pytest.StashKey[Row]()
+SAMPLES = pytest.StashKey[list]()  # the per-item log of a row that scores items (verify(..., samples=...))
 DECISION_LEVEL = math.erf(DECISION_SIGMAS / math.sqrt(2))  # 0.9973: the level of a value judged by its interval
 _FIGURE = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[\w./-]+$")  # a relative path inside the report directory
 
@@ -39,16 +41,21 @@ def report_dir(config: pytest.Config) -> Path:
 
 
 @pytest.fixture(scope="session")
-def seed(pytestconfig: pytest.Config) -> int:
-    """The run's seed (``--claims-seed``; default 42, both posts' seed)."""
-    return pytestconfig.getoption("claims_seed")
+def run_plan(pytestconfig: pytest.Config) -> RunPlan:
+    """The run's plan: seeds and device, decided once at configure time (:class:`~llm_claims_harness.plan.RunPlan`)."""
+    return plan(pytestconfig)
 
 
 @pytest.fixture(scope="session")
-def seeds(pytestconfig: pytest.Config) -> list[int]:
+def seed(run_plan: RunPlan) -> int:
+    """The run's seed (``--claims-seed``; default 42)."""
+    return run_plan.seed
+
+
+@pytest.fixture(scope="session")
+def seeds(run_plan: RunPlan) -> list[int]:
     """Seeds of trained claims: ``--claims-seed`` and the ``--claims-seeds`` − 1 after it (default: [42])."""
-    first = pytestconfig.getoption("claims_seed")
-    return list(range(first, first + pytestconfig.getoption("claims_seeds")))
+    return list(run_plan.seeds)
 
 
 @pytest.fixture(scope="session")
@@ -114,7 +121,7 @@ def row_id(item: pytest.Item) -> str:
     if spec is None:
         raise pytest.UsageError(f"{item.nodeid} is not a declared claim")
     try:
-        return spec.resolve(case_id(item))["id"]
+        return spec.resolve(case_id(item)).id
     except ClaimDeclarationError as exc:
         raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
 
@@ -129,7 +136,8 @@ def topic_of(item: pytest.Item) -> str:
 def verify(request: pytest.FixtureRequest):
     """Judge a measurement against the test's declared claim.
 
-    ``verify(measured, reference=None, details=None, noise=None, interval=None, figures=())``: ``measured`` is a
+    ``verify(measured, reference=None, details=None, noise=None, interval=None, figures=(), samples=None)``:
+    ``measured`` is a
     number, a bool, a string or a nested list of them; ``reference`` is what a ``close`` tolerance compares against
     (default: the post's value); ``details`` is a dict of further measured values shown in the report;
     ``noise`` is the standard deviation of a stochastic ``measured`` (one number, its unit), from which
@@ -140,13 +148,15 @@ def verify(request: pytest.FixtureRequest):
     an exact binomial interval, which a symmetric SD would misstate near 0 or 1), and the verdict is
     ``inconclusive`` when a bound lies inside it; ``figures`` are the
     row's figures, paths relative to the report directory (``figures/<name>``, as :func:`figure` returns them),
-    which the report links from the row. Fails the test when a decided verdict differs from the declared ``expect``; returns the verdict.
+    which the report links from the row; ``samples`` is the per-item log of a row that scores items (one JSON object
+    per item, e.g. a word pair, its human score and its cosine), written to ``samples.jsonl`` beside
+    ``results.json`` (lm-evaluation-harness's ``--log_samples``). Fails the test when a decided verdict differs from the declared ``expect``; returns the verdict.
 
     Raises:
         ClaimError: the test is not a declared claim, ``verify`` is called twice, the value does not
             fit the tolerance (e.g. a list given to ``at_most``), ``noise`` is not a positive number, an
-            ``interval`` is given with ``noise``, to a ``close`` tolerance or without ``measured`` inside it, or a
-            figure path is not relative to the report directory.
+            ``interval`` is given with ``noise``, to a ``close`` tolerance or without ``measured`` inside it, a
+            figure path is not relative to the report directory, or ``samples`` is not a list of objects.
     """
     item = request.node
     spec = spec_of(item)
@@ -156,18 +166,21 @@ def verify(request: pytest.FixtureRequest):
 
     def _verify(measured: Any, *, reference: Any = None, details: dict | None = None,
                 noise: float | None = None, interval: tuple[float, float] | None = None,
-                figures: list[str] | tuple[str, ...] = ()) -> str:
+                figures: list[str] | tuple[str, ...] = (), samples: list[dict] | None = None) -> str:
         __tracebackhide__ = True  # a misuse is reported in one line, at the test's own call
         if ROW in item.stash:
-            raise ClaimError(f"claim {fields['id']!r}: verify() called twice; one test, one measurement")
+            raise ClaimError(f"claim {fields.id!r}: verify() called twice; one test, one measurement")
+        if samples is not None and (not isinstance(samples, (list, tuple))
+                                    or not all(isinstance(s, dict) for s in samples)):
+            raise ClaimError(f"claim {fields.id!r}: samples must be a list of dicts, one per scored item")
         if isinstance(figures, str):
-            raise ClaimError(f"claim {fields['id']!r}: figures must be a list of paths, got the string {figures!r}")
+            raise ClaimError(f"claim {fields.id!r}: figures must be a list of paths, got the string {figures!r}")
         bad = [f for f in figures if not isinstance(f, str) or not _FIGURE.match(f)]
         if bad:
-            raise ClaimError(f"claim {fields['id']!r}: figures must be paths relative to the report directory, "
+            raise ClaimError(f"claim {fields.id!r}: figures must be paths relative to the report directory, "
                              f"e.g. 'figures/x.png'; got {bad[0]!r}")
-        tolerance = fields["tolerance"]
-        ref = reference if reference is not None else fields["post_value"]
+        tolerance = fields.tolerance
+        ref = reference if reference is not None else fields.post_value
         margin_sigma = None
         try:
             holds, gap = tolerance.judge(measured, ref)
@@ -177,7 +190,7 @@ def verify(request: pytest.FixtureRequest):
                 margin_sigma = tolerance.margin(measured, ref) / noise
             undecided = interval is not None and not _interval_decides(tolerance, measured, interval, noise)
         except ValueError as exc:
-            raise ClaimError(f"claim {fields['id']!r}: {exc}") from None
+            raise ClaimError(f"claim {fields.id!r}: {exc}") from None
         verdict = "holds" if holds else "refuted"
         if margin_sigma is not None and math.isfinite(margin_sigma) and abs(margin_sigma) < DECISION_SIGMAS:
             verdict = INCONCLUSIVE
@@ -189,19 +202,21 @@ def verify(request: pytest.FixtureRequest):
         elif verdict == INCONCLUSIVE:
             why = (f"measured {report.show(measured)} ± {report.show(noise)} (1 SD) lies {margin_sigma:+.2f} SD from "
                    f"a bound of {tolerance.describe()}; decided only beyond ±{DECISION_SIGMAS:g} SD")
-        item.stash[ROW] = Row.measured_row(fields, item.nodeid, topic=topic_of(item), verdict=verdict,
-                                           measured=measured, reference=ref, gap=gap, details=details or {},
-                                           noise=noise, margin_sigma=margin_sigma, reason=why, figures=list(figures),
-                                           interval=interval)
+        item.stash[ROW] = Row.made(fields, nodeid=item.nodeid, topic=topic_of(item), verdict=verdict,
+                                   measured=measured, reference=ref, max_abs_diff=gap, details=details or {},
+                                   noise_sd=noise, reason=why, figures=list(figures), interval=interval,
+                                   margin_sigma=None if margin_sigma is None else round(margin_sigma, 3))
+        if samples is not None:
+            item.stash[SAMPLES] = [jsonable(s) for s in samples]
         if verdict == INCONCLUSIVE:
-            message = (f"claim {fields['id']!r} is inconclusive: {why} (README, 'Three verdicts': what decides each "
+            message = (f"claim {fields.id!r} is inconclusive: {why} (README, 'Three verdicts': what decides each "
                        "kind of row)")
             if request.config.getoption("claims_strict"):
                 pytest.fail(message + " [--claims-strict]", pytrace=False)
             warnings.warn(ClaimInconclusiveWarning(message), stacklevel=2)
-        elif verdict != fields["expected_verdict"]:
+        elif verdict != fields.expected_verdict:
             pytest.fail(
-                f"claim {fields['id']!r} was expected to be {fields['expected_verdict']} but the measurement "
+                f"claim {fields.id!r} was expected to be {fields.expected_verdict} but the measurement "
                 f"says {verdict}: measured {report.show(measured)}"
                 + (f", reference {report.show(ref)}" if ref is not None else "")
                 + (f", max |Δ| {gap:.3g}" if gap is not None else "")
@@ -210,7 +225,7 @@ def verify(request: pytest.FixtureRequest):
             )
         return verdict
 
-    _verify.decides = lambda low, high: decides(fields["tolerance"], low, high)  # asked before measuring
+    _verify.decides = lambda low, high: decides(fields.tolerance, low, high)  # asked before measuring
     return _verify
 
 

@@ -12,8 +12,8 @@ produce the same rows. The fixtures a claim test uses (``verify``, ``seed``, ``s
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import errno
+import json
 import time
 import uuid
 from pathlib import Path
@@ -22,15 +22,22 @@ from typing import Any
 import pytest
 
 from llm_claims_harness import catalogue, environment, hooks, report, results
+from llm_claims_harness.declare import ClaimDeclarationError
 from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
-    ROW, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir, row_id, seed, seeds,
-    spec_of, topic_of, verify)
+    ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir, row_id, run_plan,
+    seed, seeds, spec_of, topic_of, verify)
 from llm_claims_harness.paths import not_writable_dir
+from llm_claims_harness.plan import PLAN, RunPlan, plan
+from llm_claims_harness.posts import PostRegistryError, Registry
 from llm_claims_harness.row import Row
 
 STATE = pytest.StashKey["RunState"]()
 RUN_ID = pytest.StashKey[str]()
-_PROPERTY = "claim_row"
+REGISTRY = pytest.StashKey[Registry]()
+_PROPERTY, _SAMPLES = "claim_row", "claim_samples"  # what a test report carries to the controller
+# the row's facts that reach JUnit XML as properties (what record_property writes), each prefixed "claim."
+JUNIT_FIELDS = ("id", "kind", "post", "section", "verdict", "expected_verdict", "as_expected", "measured", "unit",
+                "noise_sd", "interval", "reason", "run")
 
 
 MAX_SEED = 2**31 - 1  # every generator takes it (numpy's legacy seeds stop at 2**32 − 1; offsets are added)
@@ -84,7 +91,8 @@ class RunState:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.rows: dict[str, dict] = {}
+        self.rows: dict[str, Row] = {}
+        self.samples: dict[str, list[dict]] = {}  # row id -> its per-item log, for rows that score items
         self.collected: results.Collected = {}  # test file -> {claim row id declared there: its claim's version}
         self.started = time.time()
         self.written: Path | None = None
@@ -94,7 +102,10 @@ class RunState:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == _PROPERTY:
-                self.rows[value["id"]] = value
+                row = Row.from_dict(value)
+                self.rows[row.id] = row
+            elif name == _SAMPLES:
+                self.samples[value["id"]] = value["samples"]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -109,9 +120,11 @@ class RunState:
         if not self.rows:
             return
         out = report_dir(config)
-        env = environment.describe(config, device(config), wall_s=time.time() - self.started)
+        env = environment.describe(config, plan(config), wall_s=time.time() - self.started)
         try:
-            self.written, self.warning = results.write(out, self.rows, self.collected, env)
+            self.written, self.warning = results.write(out, results.Measured(
+                run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected),
+                config.stash[REGISTRY])
         except OSError as exc:  # each file is written whole or not at all (write_text_atomic)
             fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
             self.unwritten = (f"the report could not be written to {out} ({exc.strerror or exc}); the rows above "
@@ -121,7 +134,7 @@ class RunState:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.rows:
             return
-        unexpected = sorted(r["id"] for r in self.rows.values() if r["as_expected"] is False)
+        unexpected = sorted(r.id for r in self.rows.values() if r.as_expected is False)
         terminalreporter.section("claims")
         terminalreporter.write_line(f"{len(self.rows)} claim rows measured")
         for line in report.summary_lines(self.rows.values()):
@@ -151,6 +164,7 @@ def pytest_configure_node(node: Any) -> None:
     node.workerinput["claims_run_id"] = node.config.stash[RUN_ID]
 
 
+@pytest.hookimpl(tryfirst=True)  # the run plan exists before the suite's own pytest_configure runs
 def pytest_configure(config: pytest.Config) -> None:
     _check_report_dir(config)
     config.addinivalue_line("markers", "claim(spec): a declared claim (added by llm_claims_harness.declare.claim); "
@@ -161,6 +175,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.collectonly = True
     workerinput = getattr(config, "workerinput", {})
     config.stash[RUN_ID] = workerinput.get("claims_run_id") or uuid.uuid4().hex
+    try:
+        config.stash[REGISTRY] = Registry.of(config.hook.pytest_claims_posts(config=config))
+    except PostRegistryError as exc:
+        raise pytest.UsageError(f"pytest_claims_posts: {exc}") from None
+    config.stash[PLAN] = RunPlan.of(config)
     state = RunState(config)
     config.stash[STATE] = state
     config.pluginmanager.register(state, "claims-run-state")
@@ -188,17 +207,12 @@ def run_id(config: pytest.Config) -> str:
     return config.stash[RUN_ID]
 
 
-def device(config: pytest.Config) -> str:
-    """The device this process measures on, from the suite's ``pytest_claims_device`` hook (default ``cpu``)."""
-    return config.hook.pytest_claims_device(config=config) or "cpu"
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Refuse duplicate ids, make claim ids selectable with ``-k``, and remember what was declared
     before ``-k``/``-m`` deselect anything, so the report can tell a stale row from an unrun one."""
     owner: dict[str, str] = {}
-    state = config.stash[STATE]
+    state, registry = config.stash[STATE], config.stash[REGISTRY]
     for item in items:
         spec = spec_of(item)
         if spec is None:
@@ -206,15 +220,22 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         function = item.nodeid.split("[")[0]
         if owner.setdefault(spec.id, function) != function:
             raise pytest.UsageError(f"claim id {spec.id!r} is declared twice: {owner[spec.id]} and {function}")
+        if spec.post is not None:
+            try:
+                registry.post(spec.post)[1].section(spec.section or "")
+            except PostRegistryError as exc:
+                raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}") \
+                    from None
         rid = row_id(item)
         item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
-        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = spec.version
+        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = {"version": spec.version, "post": spec.post,
+                                                                        "section": spec.section}
     if hasattr(config, "workeroutput"):  # xdist worker: the controller reads this when we finish
         config.workeroutput["claims_collected"] = state.collected
     if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error
-        listed = [{**spec_of(item).resolve(case_id(item)), "file": item.nodeid.split("::")[0]}
+        listed = [(spec_of(item).resolve(case_id(item)), item.nodeid.split("::")[0])
                   for item in items if spec_of(item) is not None]
-        path = catalogue.write(report_dir(config) / "CATALOGUE.md", listed)
+        path = catalogue.write(report_dir(config) / "CATALOGUE.md", listed, registry)
         config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
 
 
@@ -233,20 +254,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if spec is None or rep.when == "teardown" or (rep.when == "setup" and rep.passed):
         return rep
     if ROW in item.stash:
-        row = dataclasses.replace(item.stash[ROW])
+        row = item.stash[ROW]
     else:  # skipped, or raised before measuring
-        fields = spec.resolve(case_id(item))
         if rep.skipped:
             verdict, reason = "skipped", _skip_reason(rep)
         else:
             excinfo = call.excinfo
             text = f"{excinfo.typename}: {excinfo.value}" if excinfo else rep.longreprtext
             verdict, reason = "error", " ".join(text.split())[:300]
-        row = Row.unmeasured(fields, item.nodeid, topic=topic_of(item), verdict=verdict, reason=reason)
-    # The measurement device for rows that train or load models through the `device` fixture; the CPU otherwise.
-    row.finish(duration_s=rep.duration, device=device(item.config) if "device" in item.fixturenames else "cpu")
+        row = Row.made(spec.resolve(case_id(item)), nodeid=item.nodeid, topic=topic_of(item), verdict=verdict,
+                       reason=reason)
+    device = item.config.hook.pytest_claims_item_device(item=item, device=plan(item.config).device) or "cpu"
+    row = row.finished(duration_s=rep.duration, device=device, run=run_id(item.config))
     rep.user_properties.append((_PROPERTY, row.to_dict()))
+    if SAMPLES in item.stash:
+        rep.user_properties.append((_SAMPLES, {"id": row.id, "samples": item.stash[SAMPLES]}))
+    # JUnit XML writes the properties of the item's later reports (record_property's route): the row's facts
+    item.user_properties.extend((f"claim.{name}", _junit(getattr(row, name))) for name in JUNIT_FIELDS)
     return rep
+
+
+def _junit(value: Any) -> str:
+    return "" if value is None else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _skip_reason(rep: pytest.TestReport) -> str:

@@ -3,7 +3,7 @@ comparison: how a value is shown, the verdict counts per kind of claim, the inco
 
 The report itself: :mod:`llm_claims_harness.row` (one row), :mod:`llm_claims_harness.results`
 (``results.json``: schema, merge, write), :mod:`llm_claims_harness.markdown` (``CLAIMS.md``),
-:mod:`llm_claims_harness.order` (the posts' order).
+:mod:`llm_claims_harness.pages` (which rows on which page, the index).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from llm_claims_harness.declare import NO_PREDICTION, flatten
+from llm_claims_harness.row import Row
 
 ORDER = ("holds", "refuted", "inconclusive", "skipped", "error")
 MARK = {"holds": "✅", "refuted": "❌", "inconclusive": "❔", "skipped": "⏭", "error": "💥"}
@@ -20,14 +21,6 @@ REVISED = "✎"  # the row's expectation was set after measuring (a finding or a
 # How the summary names a verdict for each kind of claim: a control is judged against its design.
 KIND_TITLES = {"post": "the posts' claims", "literal": "literal readings (not counted against the posts)",
                "beyond": "beyond the posts", "control": "controls"}
-
-
-# The source posts, cited by title and date (the copies the project was given carry neither author nor address).
-POSTS = (
-    "- Post A: \"LLM from the Scratch in DGX Spark — (8) 위치 Embedding에 대해서 알아보자\" (2026-07-12).",
-    "- Post B: an untitled explainer of sinusoidal positional encoding between parts 2 and 3 of an embeddings "
-    "series (opens \"토큰을 embedding vector로 바꾸면 문장은 숫자 벡터의 나열이 된다\").",
-)
 
 
 def show(value: Any, digits: int = 4) -> str:
@@ -50,10 +43,10 @@ def show(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def count(rows: Iterable[dict]) -> dict[str, dict[str, int]]:
+def count(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
     """Verdict counts per kind of claim (``post``, ``literal``, ``beyond``, ``control``), each in report order
     (holds, refuted, inconclusive, skipped, error)."""
-    c = Counter((r.get("kind"), r["verdict"]) for r in rows)
+    c = Counter((r.kind, r.verdict) for r in rows)
     return {kind: {v: c.get((kind, v), 0) for v in ORDER} for kind in KIND_TITLES}
 
 
@@ -69,7 +62,7 @@ _WORD_ORDER = ("confirmed", "holds", "behave as designed", "refuted", "not as de
                "error")
 
 
-def summary_lines(rows: Iterable[dict]) -> list[str]:
+def summary_lines(rows: Iterable[Row]) -> list[str]:
     """One line per kind of claim, e.g. ``the posts' claims: 40 confirmed · 3 refuted · 1 inconclusive``;
     a control's decided verdict is counted as behaving, or not, as designed (never as a refuted claim). Rows
     whose expectation was set after measuring (revised, or a regression check) are counted apart, after ``·`` + :data:`REVISED`: they are
@@ -77,9 +70,9 @@ def summary_lines(rows: Iterable[dict]) -> list[str]:
     rows = list(rows)
     lines = []
     for kind, title in KIND_TITLES.items():
-        ours = [r for r in rows if r.get("kind") == kind]
-        c, revised = (Counter(words(kind, r["verdict"], r.get("as_expected")) for r in ours
-                              if bool(r.get("revision")) is apart) for apart in (False, True))
+        ours = [r for r in rows if r.kind == kind]
+        c, revised = (Counter(words(kind, r.verdict, r.as_expected) for r in ours
+                              if bool(r.revision) is apart) for apart in (False, True))
         parts = [f"{c[w]} {w}" for w in _WORD_ORDER if c[w]]
         if revised:
             parts.append(f"{REVISED} on expectations set after measuring: "
@@ -89,23 +82,23 @@ def summary_lines(rows: Iterable[dict]) -> list[str]:
     return lines
 
 
-def revised(rows: Iterable[dict]) -> list[str]:
+def revised(rows: Iterable[Row]) -> list[str]:
     """``id (holds → refuted)`` for every row whose expectation was revised after measuring, by id
     (``id (regression check: refuted)`` when nothing was predicted)."""
-    return [f"{r['id']} ({r.get('preregistered_expect')} → {r['expected_verdict']})"
-            if r.get("preregistered_expect") != NO_PREDICTION else f"{r['id']} (regression check: {r['expected_verdict']})"
-            for r in sorted(rows, key=lambda r: r["id"]) if r.get("revision")]
+    return [f"{r.id} ({r.preregistered_expect} → {r.expected_verdict})"
+            if r.preregistered_expect != NO_PREDICTION else f"{r.id} (regression check: {r.expected_verdict})"
+            for r in sorted(rows, key=lambda r: r.id) if r.revision]
 
 
-def inconclusive(rows: Iterable[dict]) -> list[str]:
+def inconclusive(rows: Iterable[Row]) -> list[str]:
     """``id (+1.2 SD)`` for every inconclusive row, by id (``id (interval [low, high])`` for a row judged by its
     interval)."""
-    return [f"{r['id']} ({_undecided_by(r)})" for r in sorted(rows, key=lambda r: r["id"])
-            if r["verdict"] == "inconclusive"]
+    return [f"{r.id} ({_undecided_by(r)})" for r in sorted(rows, key=lambda r: r.id)
+            if r.verdict == "inconclusive"]
 
 
-def _undecided_by(row: dict) -> str:
-    if isinstance(row.get("margin_sigma"), (int, float)):
-        return f"{row['margin_sigma']:+.1f} SD"
-    low, high = row.get("interval") or ("?", "?")
+def _undecided_by(row: Row) -> str:
+    if isinstance(row.margin_sigma, (int, float)):
+        return f"{row.margin_sigma:+.1f} SD"
+    low, high = row.interval or ("?", "?")
     return f"interval [{show(low, 3)}, {show(high, 3)}]"

@@ -1,142 +1,197 @@
-"""``reports/results.json``: the complete, machine-first record of a run (``CLAIMS.md`` is drawn from it).
+"""``results.json`` (schema ``llm-claims-results``, version 5): the complete, machine-first record of the claims
+report, and the one loader every reader shares (the merge, the Markdown pages, the comparison).
 
-Schema ``llm-claims-results``, version 4 (version 3 lacks the rows' ``quote``; version 2 also the expectation
-ledger, ``preregistered_expect``, ``preregistered_source`` and ``revision``; rows are carried without them; a
-file without ``schema`` is version 1: version 2 less ``schema``, ``not_carried`` and the rows'
-``figures``). Top level:
+The document holds ``schema``; ``runs``, each run's environment by run id (stored once, however many rows it
+measured); ``latest_run``; ``summary``, verdict counts per kind; ``measured_this_run``; ``not_carried``, earlier
+rows left out because their claim's declared version changed; ``warning``, why nothing was carried from the previous
+file (empty when all is well); ``claims``, the rows by test file then id, each pointing at the run that measured it.
+The row's fields are stated once, in :mod:`llm_claims_harness.row`; ``SCHEMA.md`` is generated from them.
+``samples.jsonl`` beside it holds the per-item logs of rows that score items, one JSON object per line
+(``id``: the row, ``run``, ``item``).
 
-- ``schema``: ``{"name": "llm-claims-results", "version": 4}``.
-- ``environment``: ``date`` (UTC, ISO 8601), ``git_commit`` (12 hex digits, `` (uncommitted changes)``
-  appended when tracked files differ), ``git_tree`` (the tree hash ``HEAD^{tree}``: the code measured,
-  unchanged by a rebase), ``python``, ``torch``, ``transformers``, ``numpy``, ``platform``, ``device``,
-  ``seed``, ``seeds``, ``xdist_workers``, ``command``, ``wall_s``.
-- ``summary``: per kind (``post``, ``literal``, ``beyond``, ``control``) the count of each verdict (``holds``,
-  ``refuted``, ``inconclusive``, ``skipped``, ``error``).
-- ``measured_this_run``, ``carried_over``: row counts; ``not_carried``: previous rows left out because the
-  claim's declared version changed (``id``, ``version`` measured, ``declared_version``, ``measured_at``).
-- ``warning``: why nothing was carried from the previous file (empty when all is well).
-- ``claims``: the rows, by test file then id. Each row (:class:`llm_claims_harness.row.Row`):
-  ``id`` (``claim_id`` or ``claim_id[case]``), ``claim_id``, ``case``, ``kind``, ``topic``, ``nodeid``,
-  ``source`` (post and section), ``statement``, ``post_value``, ``unit``, ``measured``, ``reference``
-  (what a ``close`` tolerance compared against), ``max_abs_diff``, ``details`` (further measured values),
-  ``noise_sd`` (SD of a stochastic value, else ``null``), ``margin_sigma`` (signed distance to the nearest
-  bound in SDs, positive on the holding side), ``interval`` (``[low, high]`` at the 99.73 % level for a value
-  judged by its interval, a share's exact binomial interval; else ``null``), ``tolerance`` (short text, e.g. ``|Δ| ≤ 5e-05``),
-  ``tolerance_reason``, ``verdict``, ``expected_verdict``, ``expect_source``, ``preregistered_expect`` and
-  ``preregistered_source`` (the expectation registered before any measurement, and where it came from: the
-  same as ``expected_verdict`` and ``expect_source`` unless the claim revised it), ``revision`` (``null``, or
-  why the expectation changed: ``why``, ``evidence`` (a committed file), ``code`` (the digest of the code
-  that evidence was measured under)), ``quote`` (``null``, or for a ``post`` or ``literal`` row the post's sentence
-  it tests: ``text``, its own words shortened, and ``gloss``, in English), ``reason`` (skip, error or
-  inconclusive explanation), ``version``, ``version_note``, ``deviation``, ``duration_s``, ``device``,
-  ``as_expected`` (``null`` when undecided or skipped), ``figures`` (paths relative to the report
-  directory), ``carried`` (true: measured by an earlier run) and ``measured_at`` (``date``, ``git_commit``).
-
-Partial runs (``-k``, ``-m``, a file path) **merge by id**: a row this run measured replaces the old one; a
-row it did not measure is carried over from the previous file, marked ``carried`` with the commit and date
-that measured it, unless (a) its id is no longer declared in its test file, which this run collected (dropped
-as stale), or (b) this run collected its claim under another ``version`` (not carried, listed in
-``not_carried``: its value answered another protocol). Files are written atomically; an unreadable previous
-file is not merged, and ``warning`` says so.
+Partial runs (``-k``, ``-m``, a file path) **merge by id**: a row this run measured replaces the old one; a row it
+did not measure is kept as it was, still pointing at the run that measured it, unless (a) its id is no longer
+declared in its test file, which this run collected (dropped as stale), or (b) this run collected its claim under
+another ``version`` (listed in ``not_carried``: its value answered another protocol). Files are written atomically;
+an unreadable previous file is not merged, and ``warning`` says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
+from typing import Any
 
-from llm_claims_harness import markdown
+from llm_claims_harness import migrate, pages
+from llm_claims_harness.atomic import temporary_files, write_text_atomic
 from llm_claims_harness.order import natural
-from llm_claims_harness.report import count
-from llm_claims_lab.atomic import temporary_files, write_text_atomic
+from llm_claims_harness.posts import Registry
+from llm_claims_harness.report import ORDER, count
+from llm_claims_harness.row import Row, fields_doc
 
-SCHEMA = {"name": "llm-claims-results", "version": 4}
+SCHEMA = {"name": "llm-claims-results", "version": 5}
 STALE_S = 60  # a report's temporary file older than this is a killed run's (writing one takes milliseconds)
-# collected: test file -> {row id: the claim's declared version} for every claim item this run collected
-Collected = dict[str, dict[str, int]]
-
-# What a previous row must hold to be carried into a new report (what merge() and the Markdown read).
-_CARRIED_KEYS = frozenset({"id", "nodeid", "topic", "verdict", "statement", "source", "kind", "version", "post_value",
-                           "unit", "measured", "reference", "max_abs_diff", "details", "tolerance",
-                           "tolerance_reason", "expected_verdict", "reason", "deviation", "as_expected", "measured_at"})
+SAMPLES = "samples.jsonl"
+# collected: test file -> {row id: {"version", "post", "section"} as declared} for every claim item this run collected
+Collected = dict[str, dict[str, dict[str, Any]]]
 
 
-def load(path: Path) -> tuple[dict, str]:
-    """The previous ``results.json`` in ``path`` (schema 1 or 2) and a warning: ``({}, "")`` when there is
-    none, ``({}, why)`` when it cannot be merged (unreadable, another schema, a row lacking what a row holds)."""
-    if not path.exists():
-        return {}, ""
+class InputError(ValueError):
+    """A file that is not a readable claims report; the message is one line naming the file."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """What one run hands to :func:`write`: its id and environment, the rows it measured (by id), the per-item
+    samples of rows that score items (by row id), and what it collected (:data:`Collected`)."""
+
+    run: str
+    environment: dict
+    rows: dict[str, Row]
+    samples: dict[str, list[dict]]
+    collected: Collected
+
+
+@dataclasses.dataclass(frozen=True)
+class Document:
+    """A loaded or merged ``results.json`` (see the module docstring)."""
+
+    runs: dict[str, dict]
+    latest_run: str
+    rows: tuple[Row, ...]
+    not_carried: tuple[dict, ...] = ()
+    warning: str = ""
+    measured_this_run: int = 0
+
+    @property
+    def environment(self) -> dict:
+        """The latest run's environment."""
+        return self.runs.get(self.latest_run, {})
+
+    def to_dict(self) -> dict:
+        return {"schema": dict(SCHEMA), "runs": self.runs, "latest_run": self.latest_run, "summary": count(self.rows),
+                "measured_this_run": self.measured_this_run, "not_carried": list(self.not_carried),
+                "warning": self.warning, "claims": [r.to_dict() for r in self.rows]}
+
+
+def read(path: Path) -> Document:
+    """The document in ``path``, any schema version (1 to 5; a file without ``schema`` is version 1).
+
+    Raises:
+        InputError: the file is missing or unreadable, not JSON, another schema, or a row is malformed or repeated.
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
-            raise ValueError("no 'claims' list")
-        schema = data.get("schema", {"name": SCHEMA["name"], "version": 1})
-        if not isinstance(schema, dict) or schema.get("name") != SCHEMA["name"] \
-                or schema.get("version") not in range(1, SCHEMA["version"] + 1):
-            raise ValueError(f"schema {schema!r} is not {SCHEMA['name']} 1 to {SCHEMA['version']}")
-        bad = next((r for r in data["claims"] if not isinstance(r, dict) or not _CARRIED_KEYS <= r.keys()
-                    or not all(isinstance(r[k], str) for k in ("id", "nodeid", "topic", "verdict"))), None)
-        if bad is not None:
-            raise ValueError(f"a row lacks what a report row holds ({', '.join(sorted(_CARRIED_KEYS))}): "
-                             f"{str(bad)[:80]}")
-        return data, ""
-    except (OSError, ValueError) as exc:
-        return {}, f"the previous {path.name} was unreadable ({path}: {exc}); nothing was carried over from it"
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: unreadable ({exc})") from None
+    except ValueError as exc:
+        raise InputError(f"{path}: not JSON ({exc}); expected a results.json the claims report wrote") from None
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        raise InputError(f"{path}: not a claims results file (no 'claims' list of rows)")
+    schema = data.get("schema", {"name": SCHEMA["name"], "version": 1})
+    if not isinstance(schema, dict) or schema.get("name") != SCHEMA["name"] \
+            or schema.get("version") not in range(1, SCHEMA["version"] + 1):
+        raise InputError(f"{path}: not a claims results file (schema {schema!r} is not {SCHEMA['name']} 1 to "
+                         f"{SCHEMA['version']})")
+    try:
+        if schema["version"] < SCHEMA["version"]:
+            data = migrate.document(data, schema["version"])
+        rows = tuple(Row.from_dict(r) for r in data["claims"])
+        runs, latest = dict(data["runs"]), str(data["latest_run"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path}: a row or run is malformed ({type(exc).__name__}: {str(exc)[:160]})") from None
+    bad = next((r.id for r in rows if r.verdict not in ORDER), None)
+    if bad is not None:
+        raise InputError(f"{path}: row {bad!r} has a verdict that is not one of {', '.join(ORDER)}")
+    ids = [r.id for r in rows]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{path}: a row id repeats ({min(i for i in ids if ids.count(i) > 1)})")
+    return Document(runs, latest, rows, tuple(data.get("not_carried", ())), str(data.get("warning", "")),
+                    int(data.get("measured_this_run", 0) or 0))
 
 
-def merge(previous: dict, rows: dict[str, dict], collected: Collected, env: dict) -> tuple[list[dict], list[dict]]:
-    """This run's rows plus the previous report's rows that this run neither measured nor made stale, by test
-    file then id; and the previous rows left out because their claim is now declared at another version."""
-    stamp = {"date": env["date"], "git_commit": env["git_commit"]}
-    merged = {rid: {**r, "carried": False, "measured_at": stamp} for rid, r in rows.items()}
-    declared = {rid: version for ids in collected.values() for rid, version in ids.items()}
+def load(path: Path) -> tuple[Document | None, str]:
+    """The previous document in ``path`` for merging, and a warning: ``(None, "")`` when there is none,
+    ``(None, why)`` when it cannot be merged."""
+    if not path.exists():
+        return None, ""
+    try:
+        return read(path), ""
+    except InputError as exc:
+        return None, f"the previous {path.name} was unreadable ({exc}); nothing was carried over from it"
+
+
+def merge(previous: Document | None, run: Measured, warning: str = "") -> Document:
+    """This run's rows plus the previous document's rows that this run neither measured nor made stale (see the
+    module docstring), by test file then id; runs no row points at any more are dropped."""
+    merged = dict(run.rows)
+    declared = {rid: d for ids in run.collected.values() for rid, d in ids.items()}
     not_carried = []
-    for old in previous.get("claims", []):
-        rid, file = old.get("id"), str(old.get("nodeid", "")).split("::")[0]
-        if rid in merged:
+    for old in previous.rows if previous else ():
+        file = old.nodeid.split("::")[0]
+        if old.id in merged:
             continue
-        if rid in declared and declared[rid] != old.get("version"):
-            not_carried.append({"id": rid, "version": old.get("version"), "declared_version": declared[rid],
-                                "measured_at": old.get("measured_at")})
+        if old.id in declared and declared[old.id]["version"] != old.version:
+            not_carried.append({"id": old.id, "version": old.version, "declared_version": declared[old.id]["version"],
+                                "run": old.run})
             continue
-        if rid not in declared and file in collected:
+        if old.id not in declared and file in run.collected:
             continue  # its file was collected and no longer declares it: stale
-        kept = {k: v for k, v in old.items() if k not in ("carried", "measured_at")}
-        kept.setdefault("figures", [])  # a schema-1 row
-        merged[rid] = {**kept, "carried": True, "measured_at": old.get("measured_at")}
-    return sorted(merged.values(), key=lambda r: (r["nodeid"].split("::")[0], natural(r["id"]))), not_carried
+        if old.post is None and old.id in declared:  # a row of schema 4 or earlier: its place, as declared now
+            old = dataclasses.replace(old, post=declared[old.id]["post"], section=declared[old.id]["section"])
+        merged[old.id] = old
+    rows = tuple(sorted(merged.values(), key=lambda r: (r.nodeid.split("::")[0], natural(r.id))))
+    runs = {**(previous.runs if previous else {}), run.run: run.environment}
+    used = {r.run for r in rows}
+    return Document({k: v for k, v in runs.items() if k in used}, run.run, rows, tuple(not_carried), warning,
+                    len(run.rows))
 
 
-def build(previous: dict, rows: dict[str, dict], collected: Collected, env: dict, warning: str = "") -> dict:
-    """The whole ``results.json`` document (see the module docstring)."""
-    claims, not_carried = merge(previous, rows, collected, env)
-    return {"schema": dict(SCHEMA), "environment": env, "summary": count(claims), "measured_this_run": len(rows),
-            "carried_over": sum(r["carried"] for r in claims), "not_carried": not_carried, "warning": warning,
-            "claims": claims}
+def _samples(out: Path, doc: Document, run: Measured) -> str:
+    """``samples.jsonl``: this run's per-item logs, and the earlier lines of rows kept from an earlier run."""
+    kept = {r.id: r.run for r in doc.rows if r.id not in run.rows}
+    lines = [json.dumps({"id": rid, "run": run.run, "item": item}, ensure_ascii=False)
+             for rid, items in run.samples.items() for item in items]
+    try:
+        with open(out / SAMPLES, encoding="utf-8") as fh:
+            old = [json.loads(line) for line in fh if line.strip()]
+        lines += [json.dumps(o, ensure_ascii=False) for o in old if kept.get(o.get("id")) == o.get("run")]
+    except (OSError, ValueError, AttributeError):
+        pass  # none, or unreadable: only this run's lines
+    return "".join(line + "\n" for line in lines)
 
 
-def write(out: Path, rows: dict[str, dict], collected: Collected, env: dict) -> tuple[Path, str]:
-    """Merge with the previous report in ``out`` and write ``results.json``, ``CLAIMS.md`` and ``SCHEMA.md``.
+def write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
+    """Merge with the previous report in ``out`` and write ``results.json``, ``samples.jsonl``, the Markdown pages
+    (:func:`llm_claims_harness.pages.pages`; pages of an earlier layout are removed) and ``SCHEMA.md``.
 
-    Returns the path of ``CLAIMS.md`` and a warning (empty when none: e.g. the previous ``results.json`` was
-    unreadable and nothing was carried over). The temporary files of a run killed while writing them are removed.
-    Raises ``OSError`` when ``out`` cannot be created.
+    Returns the path of the index page and a warning (empty when none). Raises ``OSError`` when ``out`` cannot be
+    written.
     """
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("results.json", "CLAIMS.md", "SCHEMA.md"):
-        for stale in temporary_files(out, name):  # left by a killed run; never read
-            if time.time() - stale.stat().st_mtime > STALE_S:  # a younger one may be another run's, being written
-                stale.unlink(missing_ok=True)
+    for stale in temporary_files(out):  # left by a killed run; never read
+        if time.time() - stale.stat().st_mtime > STALE_S:  # a younger one may be another run's, being written
+            stale.unlink(missing_ok=True)
     previous, warning = load(out / "results.json")
-    data = build(previous, rows, collected, env, warning)
-    write_text_atomic(out / "results.json", json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    write_text_atomic(out / "CLAIMS.md", markdown.render(data))
+    doc = merge(previous, run, warning)
+    texts = pages.pages(doc, registry)
+    write_text_atomic(out / "results.json", json.dumps(doc.to_dict(), indent=1, ensure_ascii=False) + "\n")
+    write_text_atomic(out / SAMPLES, _samples(out, doc, run))
+    for name, text in texts.items():
+        write_text_atomic(out / name, text)
+    for old in out.glob(pages.PAGE_GLOB):
+        if old.name not in texts:
+            old.unlink(missing_ok=True)
     write_text_atomic(out / "SCHEMA.md", schema_markdown())
-    return out / "CLAIMS.md", warning
+    return out / pages.INDEX, warning
 
 
 def schema_markdown() -> str:
-    """``SCHEMA.md``, written beside ``results.json``: this module's docstring, the schema's one description."""
-    body = (__doc__ or "").replace("``", "`").replace(":class:", "").strip()
-    return f"# {SCHEMA['name']}, version {SCHEMA['version']}\n\n{body}\n"
+    """``SCHEMA.md``, written beside ``results.json``: this module's docstring and every row field's description."""
+    body = (__doc__ or "").replace("``", "`").replace(":mod:", "").replace(":func:", "").strip()
+    fields = "\n".join(f"- `{name}`: {doc}" for name, doc in fields_doc())
+    return f"# {SCHEMA['name']}, version {SCHEMA['version']}\n\n{body}\n\n## A row's fields\n\n{fields}\n"

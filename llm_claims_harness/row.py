@@ -1,11 +1,10 @@
-"""One report row: what a claim declared and what the run found, typed.
-
-A :class:`Row` is made once per claim item, in the plugin (:meth:`Row.measured` when ``verify`` ran,
-:meth:`Row.unmeasured` for a skip or an error), completed with the run's facts (``duration_s``,
-``device``, ``as_expected``), and serialised with :meth:`Row.to_dict` (``dataclasses.asdict``) for
-pytest-xdist's ``user_properties`` and for ``results.json``. Its fields are the row keys of
-``results.json`` (documented in :mod:`llm_claims_harness.results`); ``carried`` and ``measured_at`` are
-added when rows are merged into a report.
+"""The row schema, stated once: what a claim declares (:class:`Declared`, the frozen result of
+:meth:`~llm_claims_harness.declare.Claim.resolve`) and what a run found (:class:`Row`, a frozen ``Declared`` plus
+the measurement and the run). Every field carries its description (``metadata["doc"]``), from which ``SCHEMA.md``
+is generated (:func:`llm_claims_harness.results.schema_markdown`). A row is made once per claim item, in the plugin,
+serialised with :meth:`Row.to_dict` for pytest-xdist and ``results.json``, and read back with :meth:`Row.from_dict`
+by the one loader (:func:`llm_claims_harness.results.load`) that the merge, the Markdown, the comparison and the
+catalogue share.
 """
 
 from __future__ import annotations
@@ -14,7 +13,11 @@ import dataclasses
 import math
 from typing import Any
 
-from llm_claims_harness.declare import Tolerance
+from llm_claims_harness.tolerance import Tolerance
+
+
+def _f(doc: str, **kwargs: Any) -> Any:
+    return dataclasses.field(metadata={"doc": doc}, **kwargs)
 
 
 def jsonable(value: Any) -> Any:
@@ -33,100 +36,127 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-@dataclasses.dataclass
-class Row:
-    """A claim row. Declaration: ``id`` (``claim_id`` plus ``[case]``), ``claim_id``, ``case``, ``kind``,
-    ``topic`` (its test module's docstring title), ``nodeid``, ``source``, ``statement``, ``post_value``,
-    ``unit``, ``tolerance`` (its short text) with ``tolerance_reason``, ``expected_verdict`` with
-    ``expect_source``, ``preregistered_expect`` with ``preregistered_source`` and ``revision`` (the
-    expectation ledger), ``quote`` (the post's sentence, for post and literal rows), ``version`` with ``version_note``, ``deviation``. Measurement: ``measured``,
-    ``reference``, ``max_abs_diff``, ``details``, ``noise_sd``, ``margin_sigma``, ``verdict``, ``reason``,
-    ``interval``. Run: ``duration_s``, ``device``, ``as_expected``, ``figures`` (paths relative to the report
-    directory)."""
+@dataclasses.dataclass(frozen=True)
+class Revision:
+    """An expectation changed after measuring: the verdict registered before any measurement (``preregistered``,
+    ``holds``/``refuted``, or ``none`` for a regression check), where it came from (``source``), ``why`` it
+    changed, on what committed ``evidence`` (a file of the repository and its part: seeds disjoint from the run's),
+    measured under which ``code`` (the training code's digest the evidence records). The report marks such a row and
+    counts it apart: a finding of the suite, not a prediction that held. A fixed input's regression check pins what
+    that input gave; its evidence is the value itself, and the row says so."""
 
-    id: str
-    claim_id: str
-    case: str | None
-    kind: str
-    topic: str
-    nodeid: str
+    preregistered: str
     source: str
-    statement: str
-    post_value: Any
-    unit: str
-    measured: Any
-    reference: Any
-    max_abs_diff: float | None
-    details: dict
-    noise_sd: float | None
-    margin_sigma: float | None
-    tolerance: str
-    tolerance_reason: str
-    verdict: str
-    expected_verdict: str
-    expect_source: str
-    reason: str
-    version: int
-    version_note: str
-    deviation: str
-    # the run's part, set once the test's report is made (:meth:`finish`)
-    duration_s: float | None = dataclasses.field(default=None)
-    device: str = dataclasses.field(default="cpu")
-    as_expected: bool | None = dataclasses.field(default=None)
-    figures: list[str] = dataclasses.field(default_factory=list)
-    interval: list[float] | None = dataclasses.field(default=None)  # [low, high] at DECISION_LEVEL, when judged by one
-    # the expectation ledger: registered before measuring, and why it changed (None: it did not)
-    preregistered_expect: str = dataclasses.field(default="")
-    preregistered_source: str = dataclasses.field(default="")
-    revision: dict | None = dataclasses.field(default=None)
-    quote: dict | None = dataclasses.field(default=None)  # the post's sentence a post or literal row tests
+    why: str
+    evidence: str
+    code: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Quote:
+    """The sentence of the post a row tests: ``text``, the post's own words (in its language, shortened with
+    ``…``), and ``gloss``, an English gloss of them."""
+
+    text: str
+    gloss: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """What one row of a claim declares (a claim, or one of its cases, with the case's overrides applied)."""
+
+    id: str = _f("`claim_id`, or `claim_id[case]` for a case")
+    claim_id: str = _f("the claim's stable dotted id")
+    case: str | None = _f("the case id (`null`: the claim has no cases)")
+    post: str | None = _f("the registered post the row comes from (`null`: none)")
+    section: str | None = _f("the post's section, a registered section id (`null` without a post)")
+    kind: str = _f("`post` (the post's claim, read charitably), `literal` (a literal reading, never counted against "
+                   "the post), `beyond` (beyond the post, citing a paper) or `control`")
+    source: str = _f("where the claim comes from, in words (post, section, the paper)")
+    statement: str = _f("the claim, in our words")
+    post_value: Any = _f("the post's number (`null` when it gives none)")
+    unit: str = _f("the unit of `post_value` and `measured`")
+    tolerance: Tolerance = _f("how the value is judged: `kind` (`close`, `at_most`, `at_least`), `bound` and `strict` "
+                              "(bounds), `atol` and `rtol` (`close`: |measured − reference| ≤ atol + rtol·|reference|), "
+                              "`reason` (where the number comes from)")
+    expected_verdict: str = _f("`holds` or `refuted`, decided before measuring")
+    expect_source: str = _f("where the expected verdict comes from: the post's sentence, arithmetic, a paper, a "
+                            "control's design")
+    preregistered_expect: str = _f("the expectation registered before any measurement (as `expected_verdict` unless "
+                                   "`revision`)")
+    preregistered_source: str = _f("where the pre-registered expectation came from")
+    revision: Revision | None = _f("`null`, or why the expectation changed after measuring: `preregistered`, "
+                                   "`source`, `why`, `evidence` (a committed file), `code` (its code digest)")
+    quote: Quote | None = _f("for a `post` or `literal` row, the post's sentence it tests: `text` (its own words, "
+                             "shortened) and `gloss` (English); else `null`")
+    version: int = _f("the claim's version (bumped when its protocol, tolerance or expectation changes)")
+    version_note: str = _f("what changed at the last version bump, and why")
+    deviation: str = _f("how our protocol differs from the post's (empty: it does not)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Row(Declared):
+    """A report row: a :class:`Declared` row, the item it ran as, what the measurement found, and the run."""
+
+    topic: str = _f("the report topic: the test module's docstring title", default="")
+    nodeid: str = _f("the pytest node id of the item", default="")
+    verdict: str = _f("`holds`, `refuted`, `inconclusive`, `skipped` or `error`", default="skipped")
+    reason: str = _f("why a row was skipped, errored or is inconclusive", default="")
+    measured: Any = _f("the measured value (a number, a bool, a string or a nested list)", default=None)
+    reference: Any = _f("what a `close` tolerance compared against", default=None)
+    max_abs_diff: float | None = _f("the largest |measured − reference| of a `close` judgement", default=None)
+    details: dict = _f("further measured values", default_factory=dict)
+    noise_sd: float | None = _f("the SD of a stochastic value (`null`: exact)", default=None)
+    margin_sigma: float | None = _f("the signed distance to the nearest bound in SDs, positive on the holding side",
+                                    default=None)
+    interval: list[float] | None = _f("`[low, high]` at the 99.73 % level for a value judged by its interval (a "
+                                      "share's exact binomial interval)", default=None)
+    figures: list[str] = _f("figure paths relative to the report directory", default_factory=list)
+    duration_s: float | None = _f("seconds the test took", default=None)
+    device: str = _f("where the row measured (`cpu`, `cuda:0`, …)", default="cpu")
+    as_expected: bool | None = _f("whether a decided verdict is the expected one (`null`: undecided or not measured)",
+                                  default=None)
+    run: str = _f("the id of the run that measured the row (a key of the document's `runs`)", default="")
 
     @classmethod
-    def measured_row(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, measured: Any = None,
-                     reference: Any = None, gap: float | None = None, details: dict | None = None,
-                     reason: str = "", noise: float | None = None, margin_sigma: float | None = None,
-                     figures: list[str] | None = None, interval: tuple[float, float] | None = None) -> Row:
-        """A row from a claim's resolved fields (:meth:`~llm_claims_harness.declare.Claim.resolve`) and
-        what the run found, every value a plain JSON type. ``noise``: the measured value's SD (``None``
-        for exact rows); ``margin_sigma``: its signed distance to the nearest bound in SDs; ``interval``: the
-        value's interval at :data:`~llm_claims_harness.measure.DECISION_LEVEL` when it is judged by one."""
-        tol: Tolerance = fields["tolerance"]
-        return cls(
-            id=fields["id"], claim_id=fields["claim_id"], case=fields["case"], kind=fields["kind"], topic=topic,
-            nodeid=nodeid, source=fields["source"], statement=fields["statement"],
-            post_value=jsonable(fields["post_value"]), unit=fields["unit"], measured=jsonable(measured),
-            reference=jsonable(reference), max_abs_diff=jsonable(gap), details=jsonable(details or {}),
-            noise_sd=jsonable(noise), margin_sigma=None if margin_sigma is None else jsonable(round(margin_sigma, 3)),
-            tolerance=tol.describe(), tolerance_reason=tol.reason, verdict=verdict,
-            expected_verdict=fields["expected_verdict"], expect_source=fields["expect_source"], reason=reason,
-            version=fields["version"], version_note=fields["version_note"], deviation=fields["deviation"],
-            figures=list(figures or []), interval=None if interval is None else jsonable(list(interval)),
-            preregistered_expect=fields["preregistered_expect"], preregistered_source=fields["preregistered_source"],
-            revision=fields["revision"], quote=fields.get("quote"))
+    def made(cls, declared: Declared, **found: Any) -> Row:
+        """A row from a claim's :class:`Declared` fields and what the run found, every value a plain JSON type."""
+        plain = {k: jsonable(v) for k, v in found.items() if k not in ("figures", "details", "interval")}
+        return cls(**{f.name: getattr(declared, f.name) for f in dataclasses.fields(Declared)}, **plain,
+                   details=jsonable(found.get("details") or {}), figures=list(found.get("figures") or []),
+                   interval=None if found.get("interval") is None else jsonable(list(found["interval"])))
 
-    @classmethod
-    def unmeasured(cls, fields: dict, nodeid: str, *, topic: str, verdict: str, reason: str) -> Row:
-        """A row for a claim that did not measure: ``skipped`` (``reason``: the skip's) or ``error``."""
-        return cls.measured_row(fields, nodeid, topic=topic, verdict=verdict, reason=reason)
+    def finished(self, *, duration_s: float, device: str, run: str) -> Row:
+        """This row with the run's facts: how long the test took, where it measured, which run, and whether its
+        decided verdict is the declared one (``None`` for skipped and inconclusive rows)."""
+        undecided = self.verdict in ("skipped", "inconclusive")
+        return dataclasses.replace(self, duration_s=round(duration_s, 3), device=device, run=run,
+                                   as_expected=None if undecided else self.verdict == self.expected_verdict)
+
+    def to_dict(self) -> dict:
+        """The row as plain JSON types, keys in field order (nested types as objects)."""
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Row:
-        """The row a :meth:`to_dict` dict (or a ``results.json`` row) holds; keys that are no field
-        (``carried``, ``measured_at``) are ignored, missing optional ones take their defaults.
+        """The row a :meth:`to_dict` dict holds.
 
         Raises:
-            TypeError: a required field is missing.
+            TypeError / ValueError: a field is missing or malformed.
         """
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"unknown row fields {sorted(unknown)}")
+        tol = data.get("tolerance")
+        if not isinstance(tol, dict):
+            raise ValueError(f"row {data.get('id')!r}: tolerance must be an object, got {tol!r}")
+        nested = {"tolerance": Tolerance(**tol),
+                  "revision": Revision(**data["revision"]) if data.get("revision") else None,
+                  "quote": Quote(**data["quote"]) if data.get("quote") else None}
+        return cls(**{**data, **nested})
 
-    def finish(self, *, duration_s: float, device: str) -> None:
-        """Add the run's facts: how long the test took, where it measured, and whether its decided
-        verdict is the declared one (``None`` for skipped and inconclusive rows)."""
-        self.duration_s = round(duration_s, 3)
-        self.device = device
-        self.as_expected = None if self.verdict in ("skipped", "inconclusive") else self.verdict == self.expected_verdict
 
-    def to_dict(self) -> dict:
-        """The row as plain JSON types, keys in field order."""
-        return dataclasses.asdict(self)
+def fields_doc() -> list[tuple[str, str]]:
+    """``(name, description)`` of every row field, in order: the schema's one statement."""
+    return [(f.name, f.metadata["doc"]) for f in dataclasses.fields(Row)]

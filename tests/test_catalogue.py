@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from toy_posts import TOY_POSTS
 
 # the harness is the plugin of its entry point; the suite's options and device come from fixtures/
-SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
+SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -15,7 +16,8 @@ TOY = '''
 from llm_claims_harness.declare import Quote, claim, exact
 
 
-@claim(id="toy.never_run", source="Post B, 'a section'", kind="post", expect_source="the post's sentence",
+@claim(id="toy.never_run", source="Post B, 'a section'", kind="post", post="T", section="s",
+       expect_source="the post's sentence",
        quote=Quote("토큰 두 개", "two tokens"),
        statement="a claim whose test would fail", post_value=2, unit="tokens", tolerance=exact("integers"))
 def test_never_run(verify):
@@ -29,8 +31,9 @@ def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue")
     assert result.ret == 0
     text = (pytester.path / "reports" / "CATALOGUE.md").read_text(encoding="utf-8")
-    assert ("| `toy.never_run` | post | Post B, 'a section': “토큰 두 개” (two tokens) | a claim whose test would fail | 2 tokens "
-            "| exact: integers | holds: the post's sentence | 1 |") in text
+    assert ("| `toy.never_run` | post | § T s: Post B, 'a section': “토큰 두 개” (two tokens) | a claim whose test would "
+            "fail | 2 tokens | exact: integers | holds: the post's sentence | 1 |") in text
+    assert '- Post T: "A toy post"' in text  # the registry's posts, not this project's
     assert not (pytester.path / "reports" / "results.json").exists()
 
 

@@ -14,7 +14,7 @@ from llm_claims_lab.extrapolation import SCHEMES, ExtrapolationConfig, Extrapola
 from llm_claims_lab.skipgram import SkipGram, SkipGramConfig, sample_batch
 
 # the harness is the plugin of its entry point; the suite's options and device come from fixtures/
-SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
+SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.reporting", "fixtures.runtime"]\n'
 
 META = torch.device("meta")
 
@@ -146,17 +146,25 @@ def test_each_row_records_its_device(pytester: pytest.Pytester) -> None:
     pytester.runpytest("-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(passed=2)
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"]: r["device"] for r in rows} == {"toy.on_device": "cpu", "toy.on_cpu": "cpu"}
-    assert "Device: cpu" in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "  - device cpu: " in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "(rows: cpu 2)" in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
 
 
 def test_header_says_which_rows_ran_where() -> None:
-    from llm_claims_harness.markdown import devices_line as _devices_line
+    import dataclasses
 
-    env = {"device": "cuda: NVIDIA H200 (CUDA 12.6, …)"}
-    rows = [{"device": "cuda:0"}, {"device": "cuda"}, {"device": "cpu"}]
-    assert _devices_line(env, rows) == ("Devices: cuda: NVIDIA H200 (CUDA 12.6, …) for the 2 rows that train or "
-                                        "load models; cpu for the other 1")
-    assert _devices_line({"device": "cpu: x86_64"}, rows[2:]) == "Device: cpu: x86_64 (every row)"
+    from llm_claims_harness.pages import run_lines
+    from llm_claims_harness.row import Row
+
+    row = Row.from_dict({"id": "x", "claim_id": "x", "case": None, "post": None, "section": None, "kind": "beyond",
+                         "source": "s", "statement": "s", "post_value": None, "unit": "",
+                         "tolerance": {"kind": "close", "reason": "r"}, "expected_verdict": "holds",
+                         "expect_source": "e", "preregistered_expect": "holds", "preregistered_source": "e",
+                         "revision": None, "quote": None, "version": 1, "version_note": "", "deviation": ""})
+    rows = [dataclasses.replace(row, device=d) for d in ("cuda:0", "cuda:0", "cpu")]
+    lines = run_lines("abcdef123456", {"device": "cuda: NVIDIA H200 (CUDA 12.6, …)"}, rows)
+    assert "device cuda: NVIDIA H200 (CUDA 12.6, …) (rows: cuda:0 2, cpu 1)" in lines[2]
+    assert lines[0].startswith("- **Run `abcdef12`**: 3 rows")
 
 
 def test_relative_bias_rows_on_a_gpu_name_the_cpu_calibration_that_judges_them() -> None:

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from toy_posts import TOY_POSTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'  # the harness: its entry point
+CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS  # the harness: its entry point
 
 CLAIMS = '''
 """Toy claims for the harness tests."""
@@ -17,7 +18,7 @@ import pytest
 from llm_claims_harness.declare import Case, Quote, at_most, claim, close, exact
 Q = Quote("1 더하기 1은 2", "one plus one is two")
 
-@claim(id="toy.holds", source="test", kind="post", quote=Q, expect_source="arithmetic", statement="1 + 1 is 2", post_value=2,
+@claim(id="toy.holds", source="test", kind="post", post="T", section="s", quote=Q, expect_source="arithmetic", statement="1 + 1 is 2", post_value=2,
        tolerance=exact("integers"))
 def test_holds(verify):
     verify(1 + 1)
@@ -27,14 +28,14 @@ def test_holds(verify):
 def test_refuted(verify):
     verify(3.14159)
 
-@claim(id="toy.cases", source="test", kind="post", quote=Q, expect_source="arithmetic", statement="small numbers",
+@claim(id="toy.cases", source="test", kind="post", post="T", section="s", quote=Q, expect_source="arithmetic", statement="small numbers",
        tolerance=at_most(1.0, "one"),
        cases={"a": Case(post_value=0.5), "b": Case(tolerance=at_most(10.0, "ten"))})
 @pytest.mark.parametrize("x", [pytest.param(0.5, id="a"), pytest.param(5.0, id="b")])
 def test_cases(verify, x):
     verify(x)
 
-@claim(id="toy.skipped", source="test", kind="post", quote=Q, expect_source="arithmetic", statement="needs weights", tolerance=exact("n/a"))
+@claim(id="toy.skipped", source="test", kind="post", post="T", section="s", quote=Q, expect_source="arithmetic", statement="needs weights", tolerance=exact("n/a"))
 def test_skipped(verify):
     pytest.skip("weights not found: set TOY_DIR")
 
@@ -66,8 +67,10 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
         "toy.holds": "holds", "toy.refuted_as_expected": "refuted", "toy.cases[a]": "holds",
         "toy.cases[b]": "holds", "toy.skipped": "skipped"}
     assert rows["toy.skipped"]["reason"] == "weights not found: set TOY_DIR"
-    assert rows["toy.cases[b]"]["tolerance"] == "≤ 10"
-    md = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert rows["toy.cases[b]"]["tolerance"] == {"kind": "at_most", "reason": "ten", "atol": 0.0, "rtol": 0.0,
+                                                 "bound": 10.0, "strict": False}
+    assert (rows["toy.holds"]["post"], rows["toy.holds"]["section"]) == ("T", "s")
+    md = "".join(p.read_text(encoding="utf-8") for p in sorted((suite.path / "reports").glob("CLAIMS*.md")))
     assert "- the posts' claims: 3 confirmed · 1 skipped" in md
     assert "- controls: 1 behave as designed" in md
     assert "weights not found: set TOY_DIR" in md
@@ -77,8 +80,10 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
     assert rows["toy.holds"]["kind"] == "post" and rows["toy.holds"]["expect_source"] == "arithmetic"
     assert rows["toy.holds"]["quote"] == {"text": "1 더하기 1은 2", "gloss": "one plus one is two"}
     assert rows["toy.holds"]["margin_sigma"] is None
-    env = _results(suite)["environment"]
-    assert {"date", "git_commit", "torch", "transformers", "device", "seed"} <= set(env)
+    data = _results(suite)
+    env = data["runs"][data["latest_run"]]
+    assert {"date", "git_commit", "git_tree", "python", "device", "seed", "seeds", "command", "suite"} <= set(env)
+    assert "torch" not in json.dumps(env["suite"])  # what the suite reports is the suite's (none here)
     assert not list((suite.path / "reports").glob(".*.tmp"))
 
 
@@ -126,20 +131,41 @@ def test_flip(verify):
     ('tolerance=exact("x"), kind="literal", quote=Quote("", "gloss")', "claim 'toy.bad': a literal row needs quote*"),
     ('tolerance=exact("x"), quote=None, cases={"a": Case(), "b": Case(quote=Q)}',
      "claim 'toy.bad' case 'a': a post row needs quote*"),
+    ('tolerance=exact("x"), section=None', "claim 'toy.bad': post and section go together*"),
+    ('tolerance=exact("x"), post=None, section=None', "claim 'toy.bad': a post row judges a post: name it*"),
 ])
 def test_bad_declaration_is_a_collection_error(pytester: pytest.Pytester, declaration: str, message: str) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_bad=f'''
 from llm_claims_harness.declare import Case, Quote, Revision, claim, exact
 Q = Quote("문장", "a sentence")
-@claim(**{{"id": "toy.bad", "source": "test", "kind": "post", "quote": Q, "expect_source": "arithmetic", "statement": "s",
-          **dict({declaration})}})
+@claim(**{{"id": "toy.bad", "source": "test", "kind": "post", "post": "T", "section": "s", "quote": Q,
+          "expect_source": "arithmetic", "statement": "s", **dict({declaration})}})
 def test_bad(verify):
     verify(1)
 ''')
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*ERROR collecting test_bad.py*", f"*ClaimDeclarationError: {message}*"])
+
+
+@pytest.mark.parametrize(("where", "message"), [
+    ('post="Z", section="s"', "post 'Z' is not registered; registered posts: T"),
+    ('post="T", section="x"', "post 'T' has no section 'x'; its sections: s, t"),
+])
+def test_unregistered_post_or_section_is_a_declaration_error(pytester: pytest.Pytester, where: str,
+                                                             message: str) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_where=f'''
+from llm_claims_harness.declare import claim, exact
+@claim(id="toy.where", source="test", kind="beyond", expect_source="arithmetic", statement="s", {where},
+       tolerance=exact("x"))
+def test_where(verify):
+    verify(1, reference=1)
+''')
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*test_where.py::test_where: ClaimDeclarationError: claim 'toy.where': {message}*"])
 
 
 def test_undeclared_case_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -216,22 +242,29 @@ def test_parallel_run_gives_the_same_rows(suite: pytest.Pytester, monkeypatch: p
     result.assert_outcomes(passed=5, skipped=1)
     parallel = _rows(suite)
     assert {rid: (r["verdict"], r["measured"]) for rid, r in parallel.items()} == serial
-    assert _results(suite)["environment"]["xdist_workers"] == 2
-    assert not any(r["carried"] for r in parallel.values())
+    data = _results(suite)
+    assert data["runs"][data["latest_run"]]["xdist_workers"] == 2
+    assert {r["run"] for r in parallel.values()} == {data["latest_run"]}
 
 
 def test_partial_run_merges_by_id(suite: pytest.Pytester) -> None:
     suite.runpytest()
     first = _rows(suite)
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (suite.path / "reports").glob("CLAIMS-*.md")}
     suite.runpytest("-k", "toy.holds")
     data = _results(suite)
     rows = {r["id"]: r for r in data["claims"]}
     assert set(rows) == set(first)
-    assert not rows["toy.holds"]["carried"]
-    assert all(rows[rid]["carried"] for rid in rows if rid != "toy.holds")
-    assert data["measured_this_run"] == 1 and data["carried_over"] == 4
-    md = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "Partial run: 1 rows measured now, 4 carried over" in md
+    assert rows["toy.holds"]["run"] == data["latest_run"] != first["toy.holds"]["run"]
+    assert all(rows[rid] == first[rid] for rid in rows if rid != "toy.holds")  # kept as they were, run included
+    assert data["measured_this_run"] == 1 and set(data["runs"]) == {data["latest_run"], first["toy.cases[a]"]["run"]}
+    # a partial run changes its own rows' lines and the counts, nothing else of a page
+    changed = {name: [line for line in text.splitlines() if line not in pages[name].splitlines()]
+               for name, text in ((p.name, p.read_text(encoding="utf-8"))
+                                  for p in (suite.path / "reports").glob("CLAIMS-*.md"))}
+    assert changed["CLAIMS-beyond.md"] == []
+    assert all("toy.cases" not in line for line in changed["CLAIMS-T.md"])
+    assert len(changed["CLAIMS-T.md"]) <= 3, changed
 
 
 def test_removed_claim_is_dropped_not_carried(suite: pytest.Pytester) -> None:

@@ -44,7 +44,7 @@ def test_value_within_noise_of_its_bound_is_inconclusive(pytester: pytest.Pytest
     assert rows["toy.close"]["verdict"] == "holds" and rows["toy.close"]["margin_sigma"] == pytest.approx(5.0)
     result.stdout.fnmatch_lines(["*ClaimInconclusiveWarning*toy.noisy*inconclusive*",
                                  "*inconclusive (value within its noise of a bound*toy.noisy (+2.0 SD)*"])
-    assert "Inconclusive (within 3 noise SDs of a bound, or a bound inside the interval): toy.noisy (+2.0 SD)" in \
+    assert "Inconclusive (within 3 noise SDs of a bound, or a bound inside the interval): [toy.noisy (+2.0 SD)](" in \
         (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
 
 
@@ -123,7 +123,7 @@ def test_a_share_is_decided_by_its_interval(pytester: pytest.Pytester, value, in
                                                                                       None, None)
     if verdict == "inconclusive":
         assert "contains a bound of ≤ 0.1" in row["reason"]
-        assert f"toy.share (interval [{interval[0]:g}, {interval[1]:g}])" in \
+        assert f"[toy.share (interval [{interval[0]:g}, {interval[1]:g}])](" in \
             (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
     # an interval is judged against a bound only
     assert rows["toy.close_share"]["verdict"] == "error" and "not a 'close' tolerance" in rows["toy.close_share"]["reason"]

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from toy_posts import TOY_POSTS
 
-CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'  # the harness: its entry point
+CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS  # the harness: its entry point
 
 
 def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
@@ -20,7 +21,7 @@ def test_expectation_ledger(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_toy_ledger='''
 from llm_claims_harness.declare import NO_PREDICTION, Quote, Revision, claim, exact
-@claim(id="toy.kept", source="test", kind="post", quote=Quote("문장", "a sentence"), expect_source="the post", statement="s", tolerance=exact("x"))
+@claim(id="toy.kept", source="test", kind="post", post="T", section="s", quote=Quote("문장", "a sentence"), expect_source="the post", statement="s", tolerance=exact("x"))
 def test_kept(verify):
     verify(1, reference=1)
 @claim(id="toy.revised", source="test", kind="beyond", expect_source="finding", statement="s", tolerance=exact("x"),
@@ -38,13 +39,15 @@ def test_pinned(verify):
     assert rows["toy.kept"]["preregistered_expect"] == "holds" and rows["toy.kept"]["revision"] is None
     assert rows["toy.kept"]["preregistered_source"] == "the post"
     assert rows["toy.revised"]["preregistered_expect"] == "holds"
-    assert rows["toy.revised"]["revision"] == {"why": "seeds 1-20 all fail", "evidence": "calibration/x.json",
+    assert rows["toy.revised"]["revision"] == {"preregistered": "holds", "source": "a paper",
+                                              "why": "seeds 1-20 all fail", "evidence": "calibration/x.json",
                                               "code": "abc123"}
     assert rows["toy.pinned"]["preregistered_expect"] == "none"
     text = (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "✎ 2 expectations set after measuring, marked ✎ in the table" in text
+    assert "✎ 2 expectations set after measuring (findings of the suite" in text
     result.stdout.fnmatch_lines(["✎ expectations set after measuring*: toy.pinned (regression check: holds), "
                                  "toy.revised (holds → refuted)"])
     assert "- beyond the posts: ✎ on expectations set after measuring: 1 holds, 1 refuted" in text
     assert "- the posts' claims: 1 confirmed" in text
-    assert sum(line.count("✎") for line in text.splitlines() if line.startswith("| [toy.")) == 2
+    pages = "".join(p.read_text(encoding="utf-8") for p in (pytester.path / "reports").glob("CLAIMS-*.md"))
+    assert sum(line.count("✎") for line in pages.splitlines() if line.startswith("| [toy.")) == 2

@@ -33,4 +33,5 @@ def test_readme_claim_runs_as_written(pytester: pytest.Pytester) -> None:
     assert set(rows) == {"pe.sin.row_norm[d6]", "pe.sin.row_norm[d512]"}
     assert {r["verdict"] for r in rows.values()} == {"holds"}
     assert rows["pe.sin.row_norm[d512]"]["measured"] == pytest.approx(16.0, rel=1e-5)
-    assert "pe.sin.row_norm[d6]" in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert rows["pe.sin.row_norm[d6]"]["post"] == "B"
+    assert "pe.sin.row_norm[d6]" in (pytester.path / "reports" / "CLAIMS-beyond.md").read_text(encoding="utf-8")

@@ -1,54 +1,63 @@
-"""The report's layout (llm_claims_harness.markdown, .order) and results.json's schema and version-aware merge
+"""The report's pages (llm_claims_harness.pages, .markdown, .order) and results.json's schema and version-aware merge
 (llm_claims_harness.results), on synthetic rows: no pytest run, no measurement."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from llm_claims_harness import markdown, order, results
-from llm_claims_harness.compare import compare, load
+from claims.posts import POSTS
+from llm_claims_harness import markdown, pages, results
+from llm_claims_harness.compare import compare
+from llm_claims_harness.posts import Registry
 from llm_claims_harness.row import Row
+from llm_claims_harness.tolerance import exact
 
 ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = Registry.of(POSTS)
 ENV = {"date": "2026-12-01T00:00:00+00:00", "git_commit": "abc123def456", "git_tree": "0123456789ab",
-       "python": "3.11", "torch": "2.x", "transformers": "5.x", "numpy": "2.x", "platform": "linux",
-       "device": "cpu: test", "seed": 42, "seeds": [42], "xdist_workers": 0, "command": "pytest", "wall_s": 1.0}
+       "python": "3.11", "platform": "linux", "device": "cpu: test", "seed": 42, "seeds": [42], "xdist_workers": 0,
+       "command": "pytest", "wall_s": 1.0, "suite": {"torch": "2.x"}}
+RUN = "0123456789abcdef"
 DEVIATION = "Evaluated on a held-out stream of 16,384 sequences rather than the post's 4,096. " + "More words. " * 20
 SKIP = "weights not available: set CLAIMS_TOY_DIR to a directory holding them. " + "Or run once with network. " * 10
 
 
-def make(rid: str, *, kind: str = "post", source: str = "Post A, exp. 1", topic: str = "Toy topic", version: int = 1,
-         verdict: str = "holds", deviation: str = "", reason: str = "", figures: list[str] | None = None,
-         measured: object = 1.0, nodeid: str | None = None) -> dict:
+def make(rid: str, *, kind: str = "post", post: str | None = "A", section: str | None = "exp1", topic: str = "Toy topic",
+         version: int = 1, verdict: str = "holds", deviation: str = "", reason: str = "",
+         figures: list[str] | None = None, measured: object = 1.0, nodeid: str | None = None, run: str = RUN) -> Row:
     claim_id, _, case = rid.partition("[")
-    row = Row(id=rid, claim_id=claim_id, case=case.rstrip("]") or None, kind=kind, topic=topic,
-              nodeid=nodeid or f"claims/test_toy.py::test_{claim_id.split('.')[-1]}", source=source,
-              statement=f"statement of {rid}, " + "long words " * 30, post_value=1.0, unit="",
-              measured=None if verdict == "skipped" else measured, reference=1.0, max_abs_diff=None, details={},
-              noise_sd=None, margin_sigma=None, tolerance="exact", tolerance_reason="a reason " * 20,
-              verdict=verdict, expected_verdict="holds", expect_source="the post " * 20, reason=reason,
-              version=version, version_note="" if version == 1 else "why it changed " * 10, deviation=deviation,
-              duration_s=0.1, device="cpu", as_expected=None if verdict == "skipped" else verdict == "holds",
-              figures=figures or [])
-    return row.to_dict()
+    return Row(id=rid, claim_id=claim_id, case=case.rstrip("]") or None, post=post, section=section, kind=kind,
+               topic=topic, nodeid=nodeid or f"claims/test_toy.py::test_{claim_id.split('.')[-1]}", source="a source",
+               statement=f"statement of {rid}, " + "long words " * 30, post_value=1.0, unit="",
+               measured=None if verdict == "skipped" else measured, reference=1.0, tolerance=exact("a reason " * 20),
+               verdict=verdict, expected_verdict="holds", expect_source="the post " * 20, preregistered_expect="holds",
+               preregistered_source="the post", revision=None, quote=None, reason=reason, version=version,
+               version_note="" if version == 1 else "why it changed " * 10, deviation=deviation, duration_s=0.1,
+               as_expected=None if verdict == "skipped" else verdict == "holds", figures=figures or [], run=run)
 
 
-def synthetic() -> dict[str, dict]:
+def synthetic() -> dict[str, Row]:
     """Rows declared out of the posts' order: controls, then beyond, post B, post A; cases of one claim."""
-    rows = [make("toy.control[a]", kind="control", source="Post A, exp. 3 'pe_probe.py --exp extrapolate'"),
-            make("toy.beyond", kind="beyond", source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다'", version=2),
-            make("toy.b_formula", source="Post B, '공식 읽기'", topic="Another topic"),
-            make("toy.b_opening", source="Post B, opening", topic="Another topic"),
-            make("toy.a_unplaced", source="Post A, somewhere no section table names")]
-    rows += [make(f"toy.a_exp3[gap{g}]", source="Post A, exp. 3 'pe_probe.py --exp property'", deviation=DEVIATION,
+    rows = [make("toy.control[a]", kind="control", section="exp3"),
+            make("toy.beyond", kind="beyond", post="B", section="rope", version=2),
+            make("toy.b_formula", post="B", section="formula", topic="Another topic"),
+            make("toy.b_opening", post="B", section="opening", topic="Another topic"),
+            make("toy.a_literal", kind="literal", section="exp3"),
+            make("toy.a_last", section="add-concat")]
+    rows += [make(f"toy.a_exp3[gap{g}]", section="exp3", deviation=DEVIATION,
                   figures=["figures/toy_heatmap.png"] if g == 1 else None) for g in (1, 3, 10, 30)]
-    rows += [make(f"toy.a_intro[s{i}]", source="Post A, introduction ('...')", verdict="skipped", reason=SKIP)
-             for i in range(10)]
-    return {r["id"]: r for r in rows}
+    rows += [make(f"toy.a_intro[s{i}]", section="intro", verdict="skipped", reason=SKIP) for i in range(10)]
+    return {r.id: r for r in rows}
+
+
+def document(rows: dict[str, Row], previous: results.Document | None = None,
+             collected: results.Collected | None = None) -> results.Document:
+    return results.merge(previous, results.Measured(RUN, ENV, rows, {}, collected or {}))
 
 
 def table(text: str) -> list[str]:
@@ -72,120 +81,154 @@ def table_ids(text: str) -> list[str]:
 
 
 @pytest.fixture
-def rendered() -> tuple[dict, str]:
-    data = results.build({}, synthetic(), {}, ENV)
-    return data, markdown.render(data)
+def rendered() -> dict[str, str]:
+    return pages.pages(document(synthetic()), REGISTRY)
 
 
-def test_one_table_line_per_row_in_the_posts_order(rendered) -> None:
-    data, text = rendered
-    assert len(table(text)) == len(data["claims"])
-    assert table_ids(text) == [
-        *(f"toy.a_intro[s{i}]" for i in range(10)),                  # post A, introduction
-        *(f"toy.a_exp3[gap{g}]" for g in (1, 3, 10, 30)),            # post A, exp. 3 (natural case order)
-        "toy.a_unplaced",                                            # post A, no known section: last in post A
-        "toy.b_opening", "toy.b_formula",                            # post B, in its order
-        "toy.beyond", "toy.control[a]"]                              # then beyond the posts, then controls
+def test_one_page_per_post_in_its_sections_order(rendered) -> None:
+    assert list(rendered) == ["CLAIMS.md", "CLAIMS-A.md", "CLAIMS-B.md", "CLAIMS-beyond.md"]
+    assert table_ids(rendered["CLAIMS-A.md"]) == [
+        *(f"toy.a_intro[s{i}]" for i in range(10)),                  # the post's first section
+        *(f"toy.a_exp3[gap{g}]" for g in (1, 3, 10, 30)),            # exp. 3 (natural case order)
+        "toy.a_literal",                                             # a literal reading after the claims of its section
+        "toy.a_last"]                                                # the post's last section
+    assert table_ids(rendered["CLAIMS-B.md"]) == ["toy.b_opening", "toy.b_formula"]
+    assert table_ids(rendered["CLAIMS-beyond.md"]) == ["toy.beyond", "toy.control[a]"]  # beyond, then controls
+    where = [line.split(" | ")[1] for line in table(rendered["CLAIMS-A.md"])]
+    assert where[0] == "intro" and where[10] == "exp. 3" and where[-1] == "add/concat"  # the registry's labels
+    assert [line.split(" | ")[1] for line in table(rendered["CLAIMS-beyond.md"])] == ["beyond · B RoPE",
+                                                                                     "control · A exp. 3"]
 
 
 def test_version_column_and_figure_links(rendered) -> None:
-    data, text = rendered
-    lines = dict(zip(table_ids(text), table(text)))
-    version = {rid: line.split(" | ")[5].strip(" |") for rid, line in lines.items()}
-    assert version["toy.beyond"] == "2" and version["toy.b_opening"] == "1"
-    assert "[plot](figures/toy_heatmap.png)" in lines["toy.a_exp3[gap1]"]
-    assert "figures/" not in lines["toy.a_exp3[gap3]"]
+    lines = {p: dict(zip(table_ids(text), table(text))) for p, text in rendered.items() if p != "CLAIMS.md"}
+    assert lines["CLAIMS-beyond.md"]["toy.beyond"].split(" | ")[5].strip(" |") == "2"
+    assert "[plot](figures/toy_heatmap.png)" in lines["CLAIMS-A.md"]["toy.a_exp3[gap1]"]
+    assert "figures/" not in lines["CLAIMS-A.md"]["toy.a_exp3[gap3]"]
 
 
 def test_deviation_and_skip_text_written_once(rendered) -> None:
-    _, text = rendered
+    text = rendered["CLAIMS-A.md"]
     assert text.count("Evaluated on a held-out stream") == 1       # 4 rows share it
     assert text.count("weights not available: set CLAIMS_TOY_DIR") == 1  # 10 rows share it
     assert all(line.endswith("| ⏭ S1 | 1 |") for line in table(text)[:10])
 
 
-def test_header_names_commit_and_tree(rendered) -> None:
-    _, text = rendered
-    assert "commit `abc123def456` · tree `0123456789ab`" in text.split("## ")[0]
+def test_index_names_the_posts_pages_and_runs(rendered) -> None:
+    index = rendered["CLAIMS.md"]
+    assert "commit `abc123def456` · tree `0123456789ab`" in index
+    assert POSTS[0].title in index and "[page](CLAIMS-A.md)" in index and "[page](CLAIMS-beyond.md)" in index
+    assert "**Run `01234567`**: 20 rows" in index and "torch 2.x" in index
 
 
-def test_lines_and_size_stay_within_limits() -> None:
-    """Many long rows: lines stay within MAX_LINE and prose is cut until the file fits the budget."""
+def doubled(rows: list[Row]) -> dict[str, Row]:
+    """Twice the rows: each once more under a new claim id, in the same post and section."""
+    twins = [dataclasses.replace(r, id=r.id.replace(r.claim_id, r.claim_id + "_twin", 1),
+                                 claim_id=r.claim_id + "_twin") for r in rows]
+    return {r.id: r for r in [*rows, *twins]}
+
+
+@pytest.mark.parametrize("which", ["today", "twice today"])
+def test_every_page_stays_within_its_budget(which: str) -> None:
+    """Today's committed rows, and twice as many: every page under the budget (split into parts where it must), every
+    line within MAX_LINE, every row on exactly one page."""
+    rows = list(results.read(ROOT / "reports" / "results.json").rows)
+    wanted = {r.id: r for r in rows} if which == "today" else doubled(rows)
+    texts = pages.pages(document(wanted), REGISTRY)
+    for name, text in texts.items():
+        assert len(text.encode("utf-8")) <= markdown.BUDGET, name
+        assert max(map(len, text.splitlines())) <= markdown.MAX_LINE, name
+    shown = [rid for name, text in texts.items() if name != "CLAIMS.md" for rid in table_ids(text)]
+    assert sorted(shown) == sorted(wanted)
+    if which == "twice today":
+        assert any(re.fullmatch(r"CLAIMS-.+-\d+\.md", name) for name in texts)  # a page split into parts
+
+
+def test_many_long_rows_fit_by_leaner_prose_and_parts() -> None:
     rows = {}
     for n in range(60):
         for case in range(4):
             r = make(f"toy.claim{n}[case{case}]", topic=f"Topic {n % 12}", deviation=f"deviation {n} " * 60,
-                     version=1 + n % 3, measured=[float(i) for i in range(50)])
-            rows[r["id"]] = r
-    text = markdown.render(results.build({}, rows, {}, ENV))
-    assert max(map(len, text.splitlines())) <= markdown.MAX_LINE
-    assert len(text.encode("utf-8")) <= markdown.BUDGET
-    assert len(table(text)) == 240
+                     version=1 + n % 3, measured=[float(i) for i in range(50)], section=POSTS[0].sections[n % 11].id)
+            rows[r.id] = r
+    texts = pages.pages(document(rows), REGISTRY)
+    assert all(len(t.encode("utf-8")) <= markdown.BUDGET for t in texts.values())
+    assert sum(len(table(t)) for name, t in texts.items() if name != "CLAIMS.md") == 240
 
 
-def test_committed_report_renders_within_limits() -> None:
-    """Today's committed results.json: CLAIMS.md under 40 KB, or, when even the leanest prose does not fit (240 rows:
-    44.6 KB, as README says; issue 21 splits the report per post), the leanest prose; no line over 400 characters."""
-    data = json.loads((ROOT / "reports" / "results.json").read_text(encoding="utf-8"))
-    text = markdown.render(data)
-    leanest = markdown._render(data, order.ordered(list(data["claims"])), markdown.LEVELS[-1])
-    assert len(text.encode("utf-8")) < 40_000 or text == leanest
-    assert max(map(len, text.splitlines())) <= 400
-    assert len(table(text)) == len(data["claims"])
-
-
-def test_every_section_pattern_is_reachable() -> None:
-    """Each section of the ordering table is the one a source naming it lands in."""
-    for index, (post, label, _) in enumerate(order.SECTIONS):
-        assert order.SECTIONS[index][1] == label and post in order.POST_NAMES
-    assert order.section("Post A, exp. 3 'pe_probe.py --exp extrapolate', relative bias (`--pe rel`)")[2] == \
-        "A rel. bias"
-    assert order.section("Post A, '5편 실험 1' (recalled in '위치: 순환을 버린 대가'); post B, introduction")[2] == \
-        "A position"
-    assert order.section("a paper, no post")[:2] == (len(order.POST_NAMES), len(order.SECTIONS))
+def test_a_row_too_big_for_any_page_is_an_error_not_an_overflow() -> None:
+    with pytest.raises(pages.ReportBudgetError, match="alone does not fit"):
+        pages.pages(document({"toy.x": make("toy.x")}), REGISTRY, budget=2_000)
 
 
 # ---- results.json: schema and the version-aware merge -----------------------------------------------------
 
-def previous() -> dict:
-    rows = [make("toy.same", version=1), make("toy.bumped", version=1), make("toy.removed", version=1),
-            make("toy.elsewhere", version=1, nodeid="claims/test_other.py::test_elsewhere")]
-    return results.build({}, {r["id"]: r for r in rows}, {}, ENV)
+OLD_RUN = "fedcba9876543210"
+
+
+def previous() -> results.Document:
+    rows = [make("toy.same", run=OLD_RUN), make("toy.bumped", run=OLD_RUN), make("toy.removed", run=OLD_RUN),
+            make("toy.elsewhere", nodeid="claims/test_other.py::test_elsewhere", run=OLD_RUN)]
+    return results.Document({OLD_RUN: {**ENV, "git_commit": "old"}}, OLD_RUN, tuple(rows))
+
+
+def declared(**versions: int) -> results.Collected:
+    return {"claims/test_toy.py": {f"toy.{k}": {"version": v, "post": "A", "section": "exp1"}
+                                   for k, v in versions.items()}}
 
 
 def test_merge_keeps_only_rows_of_the_declared_version() -> None:
-    now = make("toy.measured")
-    collected = {"claims/test_toy.py": {"toy.measured": 1, "toy.same": 1, "toy.bumped": 2}}  # toy.removed: gone
-    data = results.build(previous(), {"toy.measured": now}, collected, ENV)
-    rows = {r["id"]: r for r in data["claims"]}
-    assert set(rows) == {"toy.measured", "toy.same", "toy.elsewhere"}
-    assert rows["toy.same"]["carried"] and rows["toy.elsewhere"]["carried"]  # its file was not collected
-    assert not rows["toy.measured"]["carried"]
-    assert data["not_carried"] == [{"id": "toy.bumped", "version": 1, "declared_version": 2,
-                                    "measured_at": {"date": ENV["date"], "git_commit": ENV["git_commit"]}}]
-    assert "toy.bumped (v1 → v2)" in markdown.render(data)
+    doc = document({"toy.measured": make("toy.measured")}, previous(), declared(measured=1, same=1, bumped=2))
+    rows = {r.id: r for r in doc.rows}
+    assert set(rows) == {"toy.measured", "toy.same", "toy.elsewhere"}  # toy.removed: no longer declared
+    assert rows["toy.same"].run == rows["toy.elsewhere"].run == OLD_RUN  # kept, pointing at the run that measured it
+    assert rows["toy.measured"].run == RUN and set(doc.runs) == {RUN, OLD_RUN}
+    assert list(doc.not_carried) == [{"id": "toy.bumped", "version": 1, "declared_version": 2, "run": OLD_RUN}]
+    assert "toy.bumped (v1 → v2)" in pages.pages(doc, REGISTRY)["CLAIMS.md"]
+
+
+def test_runs_no_row_points_at_are_dropped() -> None:
+    doc = document({r.id: dataclasses.replace(r, run=RUN) for r in previous().rows}, previous())
+    assert set(doc.runs) == {RUN}
+
+
+V4_ROW = {"id": "toy.old[a]", "claim_id": "toy.old", "case": "a", "kind": "post", "topic": "Toy topic",
+          "nodeid": "claims/test_toy.py::test_old[a]", "source": "Post A, exp. 1", "statement": "s", "post_value": 1.0,
+          "unit": "", "measured": 1.00001, "reference": 1.0, "max_abs_diff": 1e-05, "details": {}, "noise_sd": None,
+          "margin_sigma": None, "tolerance": "|Δ| ≤ 5e-05 + 0.01·|ref|", "tolerance_reason": "float32",
+          "verdict": "holds", "expected_verdict": "holds", "expect_source": "the post", "reason": "", "version": 1,
+          "version_note": "", "deviation": "", "duration_s": 0.1, "device": "cpu", "as_expected": True, "figures": [],
+          "interval": None, "preregistered_expect": "holds", "preregistered_source": "the post", "revision": None,
+          "quote": {"text": "문장", "gloss": "a sentence"}, "carried": True,
+          "measured_at": {"date": "2026-11-30T00:00:00+00:00", "git_commit": "0ld0ld0ld0ld"}}
 
 
 def test_schema_is_written_and_old_files_are_read(tmp_path: Path) -> None:
     path = tmp_path / "results.json"
-    old = previous()
-    old.pop("schema")
-    path.write_text(json.dumps(old), encoding="utf-8")  # a version-1 file: no schema
-    assert results.load(path) == (old, "")
-    results.write(tmp_path, {"toy.same": make("toy.same")}, {"claims/test_toy.py": {"toy.same": 1}}, ENV)
-    new = json.loads(path.read_text(encoding="utf-8"))
-    assert new["schema"] == results.SCHEMA == {"name": "llm-claims-results", "version": 4}
-    assert all("figures" in r for r in new["claims"])
-    diff = compare(load(path), old | {"claims": old["claims"]})  # compare reads both generations
+    path.write_text(json.dumps({"schema": {"name": "llm-claims-results", "version": 4}, "environment": ENV,
+                                "claims": [V4_ROW]}), encoding="utf-8")
+    old = results.read(path)
+    (row,) = old.rows
+    assert row.tolerance == dataclasses.replace(exact("float32"), atol=5e-05, rtol=0.01)  # structured from its text
+    assert row.run == "0ld0ld0ld0ld@2026-11-30T00:00:00+00:00" and row.run in old.runs
+    collected = {"claims/test_toy.py": {**declared(same=1)["claims/test_toy.py"],
+                                        "toy.old[a]": {"version": 1, "post": "A", "section": "exp1"}}}
+    results.write(tmp_path, results.Measured(RUN, ENV, {"toy.same": make("toy.same")}, {}, collected), REGISTRY)
+    new = results.read(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["schema"] == results.SCHEMA == {
+        "name": "llm-claims-results", "version": 5}
+    assert {r.id: (r.post, r.section) for r in new.rows}["toy.old[a]"] == ("A", "exp1")  # placed as declared now
+    diff = compare(old, new)  # compare reads both generations
     assert not diff.flips and not diff.moved
-    path.write_text(json.dumps({**new, "schema": {"name": "other", "version": 9}}), encoding="utf-8")
-    data, warning = results.load(path)
-    assert data == {} and "schema" in warning
+    path.write_text(json.dumps({"schema": {"name": "other", "version": 9}, "claims": []}), encoding="utf-8")
+    doc, warning = results.load(path)
+    assert doc is None and "schema" in warning
+    assert "## A row's fields" in (tmp_path / "SCHEMA.md").read_text(encoding="utf-8")
 
 
 def test_rows_round_trip_through_the_typed_row() -> None:
-    for r in previous()["claims"]:
-        assert Row.from_dict(r).to_dict() == {k: v for k, v in r.items() if k not in ("carried", "measured_at")}
+    for r in previous().rows:
+        assert Row.from_dict(json.loads(json.dumps(r.to_dict()))) == r
 
 
 # ---- end to end, through pytester: versions reach the merge, figures reach the row -------------------------
@@ -214,7 +257,7 @@ def test_partial_run_does_not_carry_a_row_of_another_version(pytester: pytest.Py
     first = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
     assert first["toy.bumped"]["figures"] == ["figures/toy.txt"] and first["toy.kept"]["figures"] == []
     assert (pytester.path / "reports" / "figures" / "toy.txt").read_text() == "a figure"
-    assert "[plot](figures/toy.txt)" in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "[plot](figures/toy.txt)" in (pytester.path / "reports" / "CLAIMS-beyond.md").read_text(encoding="utf-8")
     pytester.makepyfile(test_toy=SUITE.format(version=', version=2, version_note="a new protocol"'))
     pytester.runpytest("-k", "toy.kept").assert_outcomes(passed=1)
     data = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))

@@ -1,0 +1,46 @@
+"""Writing a report file so that readers see the old version or the new one, never half of one (the harness's
+own writer: it depends on pytest only)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+
+def write_atomic(path: Path, write: Callable[[str], None]) -> None:
+    """Call ``write(tmp_path)`` on a temp file beside ``path``, flush it to disk, and move it onto ``path``
+    (``os.replace``). The temp file is removed if ``write`` raises; the parent directory is created. The file
+    gets the usual mode (0666 less the umask), not ``mkstemp``'s private 0600."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the file gets the mode open() would give it
+    try:
+        write(tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def temporary_files(directory: Path, name: str = "*") -> list[Path]:
+    """The temporary files :func:`write_atomic` makes in ``directory`` for the file ``name`` (a glob pattern; ``*``:
+    any file), which a process killed while writing leaves behind; a caller removes them only when it knows no
+    live writer owns them (a lock, or their age)."""
+    return sorted(directory.glob(f".{name}.*.tmp"))
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """:func:`write_atomic` for UTF-8 text."""
+    write_atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))

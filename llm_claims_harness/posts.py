@@ -1,0 +1,125 @@
+"""The posts a suite verifies, as data: each post's id, title, date, address and sections in the post's order.
+
+The suite owns its registry and hands it to the harness by implementing the ``pytest_claims_posts`` hook
+(:mod:`llm_claims_harness.hooks`); the harness holds no word of any post. A claim names its post and section
+(``@claim(post="A", section="exp1", ...)``), checked against the registry at collection: the report's order, its
+§ column and its pages (one per post) come from the registry, never from parsing a row's free-text ``source``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+
+
+class PostRegistryError(ValueError):
+    """The posts a suite registered are malformed, or a claim names a post or section that is not registered."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    """One section of a post: ``id`` (what a claim names, e.g. ``exp1``), ``title`` (the post's own heading, or
+    a description of an unheaded part) and ``label`` (a short name for the report's § column; default ``id``)."""
+
+    id: str
+    title: str
+    label: str = ""
+
+    @property
+    def short(self) -> str:
+        return self.label or self.id
+
+
+@dataclasses.dataclass(frozen=True)
+class Post:
+    """A post: ``id`` (short, e.g. ``A``; names its report page), ``title``, ``date`` (ISO 8601, or empty),
+    ``address`` (its URL when known, or empty), ``note`` (how the copy the suite was given is cited, when that
+    needs saying) and ``sections`` in the post's order."""
+
+    id: str
+    title: str
+    sections: tuple[Section, ...]
+    date: str = ""
+    address: str = ""
+    note: str = ""
+
+    def cited(self) -> str:
+        """One line: ``Post A: "title" (2026-07-12), address``."""
+        extra = ", ".join(p for p in (self.date, self.address, self.note) if p)
+        return f"Post {self.id}: \"{self.title}\"" + (f" ({extra})" if extra else "")
+
+    def section(self, section_id: str) -> tuple[int, Section]:
+        """The index and :class:`Section` of ``section_id``.
+
+        Raises:
+            PostRegistryError: the post has no such section (naming the ones it has).
+        """
+        for i, s in enumerate(self.sections):
+            if s.id == section_id:
+                return i, s
+        raise PostRegistryError(f"post {self.id!r} has no section {section_id!r}; its sections: "
+                                f"{', '.join(s.id for s in self.sections)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Registry:
+    """The registered posts, in the order the report shows them."""
+
+    posts: tuple[Post, ...] = ()
+
+    @classmethod
+    def of(cls, posts: Sequence[Post] | None) -> Registry:
+        """A checked registry (``None``: no posts registered).
+
+        Raises:
+            PostRegistryError: not :class:`Post` objects, a malformed or repeated id, a post without sections, a
+                section id repeated within a post.
+        """
+        posts = tuple(posts or ())
+        seen: set[str] = set()
+        for post in posts:
+            if not isinstance(post, Post):
+                raise PostRegistryError(f"pytest_claims_posts must return Post objects, got {type(post).__name__}")
+            if not _ID.match(post.id) or post.id in seen or post.id.lower() == "beyond":
+                raise PostRegistryError(f"post id {post.id!r} is malformed, repeated or 'beyond' (the page of rows "
+                                        "beyond the posts); ids are letters, digits, '-' and '_', unique")
+            seen.add(post.id)
+            ids = [s.id for s in post.sections]
+            if not ids or len(set(ids)) != len(ids) or not all(isinstance(s, Section) and _ID.match(s.id)
+                                                               for s in post.sections):
+                raise PostRegistryError(f"post {post.id!r}: sections must be one or more Section objects with "
+                                        f"distinct ids, got {ids}")
+        return cls(posts)
+
+    def post(self, post_id: str) -> tuple[int, Post]:
+        """The index and :class:`Post` of ``post_id``.
+
+        Raises:
+            PostRegistryError: no such post (naming the registered ones).
+        """
+        for i, p in enumerate(self.posts):
+            if p.id == post_id:
+                return i, p
+        known = ", ".join(p.id for p in self.posts) or "none (implement the pytest_claims_posts hook)"
+        raise PostRegistryError(f"post {post_id!r} is not registered; registered posts: {known}")
+
+    def place(self, post_id: str | None, section_id: str | None) -> tuple[int, int]:
+        """``(post index, section index)`` for ordering; a row without a post (or one no longer registered, in
+        an old report) goes after every post."""
+        try:
+            i, post = self.post(post_id or "")
+            return i, post.section(section_id or "")[0]
+        except PostRegistryError:
+            return len(self.posts), 0
+
+    def label(self, post_id: str | None, section_id: str | None) -> str:
+        """The § column's text, e.g. ``A exp. 1``; empty for a row without a post."""
+        if not post_id:
+            return ""
+        try:
+            return f"{post_id} {self.post(post_id)[1].section(section_id or '')[1].short}"
+        except PostRegistryError:
+            return f"{post_id} {section_id or ''}".strip()
