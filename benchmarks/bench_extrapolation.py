@@ -25,8 +25,9 @@ import uuid
 import torch
 import torch.nn.functional as F
 
-from llm_claims_lab.cache import WeightCache
-from llm_claims_lab.extrapolation import POST_SCHEMES, ExtrapolationConfig, ExtrapolationLab, ExtrapolationModel
+from llm_claims_lab.core.cache import WeightCache
+from llm_claims_lab.extrapolation import (POST_SCHEMES, ExtrapolationConfig, ExtrapolationLab,
+                                          ExtrapolationModel)
 
 
 @torch.no_grad()

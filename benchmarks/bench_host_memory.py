@@ -1,4 +1,4 @@
-"""Time training with and without :func:`llm_claims_lab.host_memory.keep_freed_memory`, and check the weights match.
+"""Time training with and without :func:`llm_claims_lab.core.host_memory.keep_freed_memory`, and check the weights match.
 
 Run: ``python benchmarks/bench_host_memory.py [--rounds 3] [--steps 1500]``. Each round trains, in fresh
 processes (the thresholds are process-wide), post A's skip-gram loop (``--steps`` steps, V = 10,000 on a
@@ -20,13 +20,13 @@ from pathlib import Path
 CHILD = """
 import json, resource, sys, time, torch
 from safetensors.torch import save_file
-from llm_claims_lab.host_memory import keep_freed_memory
+from llm_claims_lab.core.host_memory import keep_freed_memory
 mode, steps, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if mode == "kept":
     assert keep_freed_memory()
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import train as train_extrapolation
-from llm_claims_lab.skipgram import SkipGramConfig, train as train_skipgram
+from llm_claims_lab.word2vec.skipgram import SkipGramConfig, train as train_skipgram
 torch.manual_seed(0)
 ids = torch.randint(0, 10_000, (2_000_000,))  # [N]
 result, weights = {}, {}

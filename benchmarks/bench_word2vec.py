@@ -2,9 +2,9 @@
 
 Run: ``python benchmarks/bench_word2vec.py [--steps 500] [--device cpu]``. All variants run in this one
 process, interleaved over ``--rounds`` rounds, at post A's settings (B=1024, D=100, 8 negatives, V=10,000
-on the Korean Wikipedia corpus of llm_claims_lab/data.py, fetched on first use), on one CPU thread as the fixture
+on the Korean Wikipedia corpus of llm_claims_lab/data/__init__.py, fetched on first use), on one CPU thread as the fixture
 trains; the printed ratios are medians over rounds. Also reports how far each kernel set's tables
-(``llm_claims_lab.skipgram.KERNELS``) are from the plain loop's after ``--steps`` steps: ``post`` is bit-identical,
+(``llm_claims_lab.word2vec.skipgram.KERNELS``) are from the plain loop's after ``--steps`` steps: ``post`` is bit-identical,
 ``fast`` differs by float rounding.
 """
 
@@ -18,9 +18,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from llm_claims_lab.corpus import build_corpus
+from llm_claims_lab.word2vec.corpus import build_corpus
 from llm_claims_lab.data import Store, data_dir, mirror
-from llm_claims_lab.skipgram import SkipGramConfig, train
+from llm_claims_lab.word2vec.skipgram import SkipGramConfig, train
 
 
 def post_loop(ids: torch.Tensor, vocab_size: int, steps: int, device: torch.device, seed: int) -> torch.Tensor:

@@ -4,7 +4,7 @@ phase.
 Run: ``python benchmarks/cost_ledger.py [--workers 2] [--cache-dir DIR] [--readme README.md]``. It runs
 ``pytest claims`` twice in subprocesses with the report off: first on a fresh weight cache (``--cache-dir``, else a
 temporary directory; its ``events.jsonl`` gives every build's CPU-seconds: training, evaluation, segmentation, see
-:mod:`llm_claims_lab.build_log`), then again on the now warm cache, whose per-test times are the claims' own
+:mod:`llm_claims_lab.core.build_log`), then again on the now warm cache, whose per-test times are the claims' own
 measuring (bootstraps, timing rows, pretrained tables), listed for the ten slowest tests. ``--readme FILE``
 rewrites the cost paragraph of FILE between ``<!-- cost-ledger -->`` and ``<!-- /cost-ledger -->`` from what it
 measured. Data comes from the usual data directory or mirror (``CLAIMS_DATA_DIR``, ``CLAIMS_DATA_MIRROR``).
@@ -23,7 +23,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from llm_claims_lab import build_log
+from llm_claims_lab.core import build_log
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- cost-ledger -->", "<!-- /cost-ledger -->"

@@ -3,7 +3,7 @@
 Writes ``calibration/extrapolation.json``: for each scheme and seed, the values the claims measure
 (:func:`llm_claims_lab.extrapolation.evaluation.measures`: accuracy at 20, 40 and 80, on seen and new
 positions, each with its evaluation noise, attention on the right neighbour, the positional peak gap), and per
-quantity the two noise components (:func:`llm_claims_lab.stats.noise_components`): evaluation (the standard
+quantity the two noise components (:func:`llm_claims_lab.core.stats.noise_components`): evaluation (the standard
 error over the independent evaluation sequences, RMS over seeds) and seed (what the spread over seeds has beyond
 it). ``claims/test_extrapolation*.py`` take each stochastic row's noise from these values
 (:class:`llm_claims_lab.extrapolation.calibration.Calibration`).
@@ -49,10 +49,10 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab import cache
-from llm_claims_lab.atomic import write_text_atomic
-from llm_claims_lab.devices import pin_cuda_numerics, usable_device
-from llm_claims_lab.host_memory import keep_freed_memory
+from llm_claims_lab.core import cache
+from llm_claims_lab.core.atomic import write_text_atomic
+from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
+from llm_claims_lab.core.host_memory import keep_freed_memory
 from llm_claims_lab.extrapolation import (
     CONTROL_SCHEMES,
     CURVE_STEPS,
@@ -65,7 +65,7 @@ from llm_claims_lab.extrapolation import (
     calibration_path,
     measures,
 )
-from llm_claims_lab.stats import noise_components
+from llm_claims_lab.core.stats import noise_components
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,7 +115,7 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
     """Certify that today's training code trains the same weights as the code the calibration was measured
     under: for every scheme, ``seed``'s training as the suite runs it (the steps sweep's 6000 steps for a swept
     scheme), from the recorded code (found in the cache) and from today's (trained if absent), must give
-    bit-identical weights at every checkpoint (:func:`llm_claims_lab.cache.tensors_digest`). On success today's code
+    bit-identical weights at every checkpoint (:func:`llm_claims_lab.core.cache.tensors_digest`). On success today's code
     digest is added to the file's ``equivalent_training_code`` with the evidence; otherwise exits naming the
     schemes that differ (then recalibrate). The recorded weights may be those of a code certified before. With
     seed 42 the training is the suite's own, so it costs nothing extra."""
@@ -187,7 +187,7 @@ def main() -> None:
         usable_device(args.device)
     except ValueError as exc:
         parser.error(str(exc))
-    args.out = args.out or calibration_path(args.device)
+    args.out = args.out or calibration_path(args.device, ROOT / "calibration")
     if torch.device(args.device).type == "cuda":
         pin_cuda_numerics()
     if args.certify_code is not None:

@@ -2,7 +2,7 @@
 
 The suite judges the mean over the run's 10 seeds (42 … 51 by default); this script trains the same
 configurations for seeds 1 … N, disjoint from them, and writes ``calibration/heads.json``: per seed the value of
-every heads row (:data:`llm_claims_lab.heads_rows.ROWS`, the claims' own definition), from which each row takes
+every heads row (:data:`llm_claims_lab.heads.rows.ROWS`, the claims' own definition), from which each row takes
 its noise, and the mean and SD of each. A row whose expectation is revised to a finding cites these seeds, never
 the values it judges. Models go through the suite's cache (``--cache-dir``, default ``$CLAIMS_CACHE_DIR`` or
 ``.cache/claims``); about 4 CPU-s per model, five configurations per seed.
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab import cache
-from llm_claims_lab.atomic import write_text_atomic
-from llm_claims_lab.devices import pin_cuda_numerics, usable_device
-from llm_claims_lab.host_memory import keep_freed_memory
-from llm_claims_lab.heads import CALIBRATION, TRAINING_CODE, HeadsLab
-from llm_claims_lab.heads_rows import ROWS, per_seed
+from llm_claims_lab.core import cache
+from llm_claims_lab.core.atomic import write_text_atomic
+from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
+from llm_claims_lab.core.host_memory import keep_freed_memory
+from llm_claims_lab.heads.lab import CALIBRATION, TRAINING_CODE, HeadsLab
+from llm_claims_lab.heads.rows import ROWS, per_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,12 +53,13 @@ def main() -> None:
         device = usable_device(args.device)
     except ValueError as exc:
         parser.error(str(exc))
-    args.out = args.out or (CALIBRATION if device.type == "cpu" else CALIBRATION.with_name(f"heads-{device.type}.json"))
+    here = ROOT / "calibration"
+    args.out = args.out or (here / CALIBRATION if device.type == "cpu" else here / f"heads-{device.type}.json")
     if device.type == "cuda":
         pin_cuda_numerics()
     lab = HeadsLab(weights, device, seed=1, count=args.seeds)
     values = {row: [round(v, 6) for v in per_seed(lab, row)] for row in ROWS}
-    data = {"about": "Per-seed values of every heads row (llm_claims_lab/heads_rows.py) for seeds disjoint from the "
+    data = {"about": "Per-seed values of every heads row (llm_claims_lab/heads/rows.py) for seeds disjoint from the "
                      "suite's; regenerate with python calibration/calibrate_heads.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
             "device": cache.describe_device(device), "training_code": cache.code_digest(TRAINING_CODE),

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab import cache
-from llm_claims_lab.atomic import write_text_atomic
+from llm_claims_lab.core import cache
+from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.extrapolation import (
     CALIBRATION,
     EVAL_SEQUENCES,
@@ -44,9 +44,9 @@ from llm_claims_lab.extrapolation import (
     relative_bias_probes,
     relative_probes_path,
 )
-from llm_claims_lab.devices import pin_cuda_numerics, usable_device
-from llm_claims_lab.host_memory import keep_freed_memory
-from llm_claims_lab.stats import summary
+from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
+from llm_claims_lab.core.host_memory import keep_freed_memory
+from llm_claims_lab.core.stats import summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,8 +73,10 @@ def main() -> None:
         parser.error(str(exc))
     if device.type == "cuda":
         pin_cuda_numerics()
-    out = relative_probes_path(device)
-    source = calibration_path(device) if calibration_path(device).exists() else CALIBRATION  # its seeds and code
+    here = ROOT / "calibration"
+    out = relative_probes_path(device, here)
+    own = calibration_path(device, here)
+    source = own if own.exists() else here / CALIBRATION  # its seeds and code
     calibration = json.loads(source.read_text(encoding="utf-8"))
     recorded_code = calibration["training_code"]
     weights = cache.WeightCache(Path(args.cache_dir), run_id=uuid.uuid4().hex,

@@ -5,7 +5,7 @@ bootstrap SE over pairs: the evaluation set's noise. A second run at another see
 initial table, and gives another ρ on the same pairs: the training's noise, which the bootstrap does not see. This
 script trains the ``trained`` and ``shuffled`` models for seeds 1 … N (disjoint from the run's) through the suite's
 cache and writes ``calibration/word2vec.json``: per seed and kind the ρ over the covered WS-353 pairs (scored as the
-claims score it, :func:`llm_claims_lab.relatedness.ws353_score`), the paired differences the controls judge, and
+claims score it, :func:`llm_claims_lab.word2vec.relatedness.ws353_score`), the paired differences the controls judge, and
 their SDs over seeds; and the trained ρ after the configuration's snapshot steps (5,000 and 10,000), for the steps
 sweep. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once.
 
@@ -28,12 +28,13 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab import cache, corpus, ko_eval
-from llm_claims_lab.analogy import WordList
-from llm_claims_lab.atomic import write_text_atomic
+from llm_claims_lab.core import cache
+from llm_claims_lab.word2vec import corpus, ko_eval
+from llm_claims_lab.core.analogy import WordList
+from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.data import Store, data_dir, mirror
-from llm_claims_lab.relatedness import spearman, ws353_score
-from llm_claims_lab.word2vec import TRAINING_CODE, Word2VecLab
+from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.word2vec.lab import TRAINING_CODE, Word2VecLab
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "calibration" / "word2vec.json"

@@ -8,7 +8,7 @@ Post A, "위치: 순환을 버린 대가" (ref. part 5); post B, "position 정�
 
 import torch
 
-from llm_claims_lab.attention import SingleHeadSelfAttention
+from llm_claims_lab.positional.attention import SingleHeadSelfAttention
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
 from llm_claims_lab.positional import (LearnedPositionalEmbedding, RelativePositionBias, apply_rope,
                                  sinusoidal_table)

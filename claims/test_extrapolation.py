@@ -3,7 +3,7 @@
 Post A, exp. 3 ``pe_probe.py --exp extrapolate``: a learned table, sinusoidal PE and a per-offset relative bias,
 trained on the right-neighbour task at length 20; the accuracies of the post's table, its 'hits the floor'
 diagnosis, the raw-integer preamble, and post B's 'relative rules are easy' read on the same runs. Each model
-is trained once and cached (``llm_claims_lab/cache.py``); values are for seed 42, or the mean of
+is trained once and cached (``llm_claims_lab/core/cache.py``); values are for seed 42, or the mean of
 ``--claims-seeds N`` seeds. Tolerances are effect sizes declared with their reasons; each stochastic row's
 noise (its SD) comes from ``calibration/extrapolation.json`` (seeds 1–20, evaluation sets independent of
 training), divided by √N. Shared fixtures: ``fixtures/extrapolation.py``; shared helpers:

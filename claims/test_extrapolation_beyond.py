@@ -27,8 +27,10 @@ from extrapolation_common import (
 )
 from llm_claims_harness.declare import Case, Revision, at_most, claim
 from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_lab.extrapolation import CLIP_DISTANCE, CURVE_STEPS, SWEPT_SCHEMES, load_calibration, measure
-from llm_claims_lab.stats import proportion_interval
+from fixtures import CALIBRATION_DIR
+from llm_claims_lab.extrapolation import (CALIBRATION, CLIP_DISTANCE, CURVE_STEPS, SWEPT_SCHEMES,
+                                          load_calibration, measure)
+from llm_claims_lab.core.stats import proportion_interval
 
 # Requested through `request` by the shared checks; named here so session setup sees every user of the lab
 # (fixtures/trained.py splits the builds between xdist workers).
@@ -36,7 +38,7 @@ pytestmark = pytest.mark.usefixtures("extrapolation_lab")
 
 
 BEYOND_SOURCE = "Post A, exp. 3 closing ('ALiBi, RoPE … 이 문제를 완전히 끝내기 위해'); beyond the post"
-_CAL = load_calibration()
+_CAL = load_calibration(CALIBRATION_DIR / CALIBRATION)
 
 
 def _findings(scheme: str) -> tuple[str, str]:

@@ -25,8 +25,8 @@ from llm_claims_lab.extrapolation import (
     positional_peak_gap,
     relative_bias_probes,
 )
-from llm_claims_lab.figures import plot_relative_bias
-from llm_claims_lab.stats import standard_error
+from llm_claims_lab.extrapolation.figures import plot_relative_bias
+from llm_claims_lab.core.stats import standard_error
 
 BIAS_FIGURE = "extrapolation_relative_bias.png"
 

@@ -8,7 +8,7 @@ numbers are GPT-2's, shown for comparison.
 """
 
 
-from llm_claims_lab.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_rank,
+from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_rank,
                               direction_cosine, listing, random_pair_cosines, share_at_least)
 from llm_claims_harness.declare import NO_PREDICTION, Case, Revision, at_least, at_most, claim, exact
 from llm_claims_harness.measure import DECISION_LEVEL

@@ -8,11 +8,12 @@ with the way to provide them; the untrained controls run anyway.
 import pytest
 import torch
 
-from llm_claims_lab.analogy import share_at_least
-from llm_claims_lab.contextual import (MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, heads_at_least, overlap,
-                                 passage_masses, principal_cosines, random_overlaps, sense_split, sense_split_sd,
-                                 smallest_angle, variance_components, word_states)
-from llm_claims_lab.stats import standard_error
+from llm_claims_lab.core.analogy import share_at_least
+from llm_claims_lab.core.subspaces import (centred_subspace, overlap, principal_cosines, random_overlaps,
+                                           smallest_angle, variance_components)
+from llm_claims_lab.pretrained.contextual import (MONEY_BANK, PASSAGES, RIVER_BANK, heads_at_least,
+                                                  passage_masses, sense_split, sense_split_sd, word_states)
+from llm_claims_lab.core.stats import standard_error
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 

@@ -10,8 +10,8 @@ and shipped BPE) is skipped with the way to provide them.
 import pytest
 import torch
 
-from llm_claims_lab import embeddings
-from llm_claims_lab.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
+from llm_claims_lab.pretrained import embeddings
+from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
                               direction_cosine, listing, random_pair_cosines, share_at_least, token_id)
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, close, exact
 from llm_claims_harness.measure import DECISION_LEVEL

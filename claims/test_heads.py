@@ -2,10 +2,10 @@
 
 Post B, '위치는 왜 embedding에 더해도 되는가' (some heads react to meaning, others to position); post A, '더할 것인가,
 이어붙일 것인가' (adding is harmless because training puts position and meaning in different subspaces). A
-one-layer, two-head attention model (``llm_claims_lab/heads.py``: D = 32, T = 16, 72 tokens, 500 Adam steps) is trained
+one-layer, two-head attention model (``llm_claims_lab/heads/lab.py``: D = 32, T = 16, 72 tokens, 500 Adam steps) is trained
 on a task that needs a positional lookup (the previous token) and a content lookup (the value stored under the
 query's key), for 10 seeds from the run's seed, and measured on held-out sequences. Each value is the mean over
-the seeds (:func:`llm_claims_lab.heads_rows.per_seed`, the row's own definition); its noise is the SD of the same
+the seeds (:func:`llm_claims_lab.heads.rows.per_seed`, the row's own definition); its noise is the SD of the same
 quantity over 40 calibration seeds disjoint from the run's (``calibration/heads.json``) / √(the run's seeds).
 """
 
@@ -14,8 +14,10 @@ from __future__ import annotations
 import statistics
 
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, Revision, at_least, at_most, claim
-from llm_claims_lab.heads import ADD, CALIBRATION, CONTROL, SPECIALISATION, HeadsLab, initial_model, subspace_angle
-from llm_claims_lab.heads_rows import K_DIRECTIONS, HeadsCalibration, per_seed
+from fixtures import CALIBRATION_DIR
+from llm_claims_lab.heads.lab import (ADD, CALIBRATION, CONTROL, SPECIALISATION, HeadsLab, initial_model,
+                                      subspace_angle)
+from llm_claims_lab.heads.rows import K_DIRECTIONS, HeadsCalibration, per_seed
 
 DEVIATION = ("a toy, not a trained LLM: D = 32, T = 16, 72 tokens, one attention layer whose two heads each read "
              "the whole width (two SingleHeadSelfAttention of D × D, outputs concatenated), 500 Adam steps "
@@ -31,7 +33,7 @@ CONTROL_SOURCE = ("control's design: the positional task's two targets are the t
                   "depends on which stored token a query names")
 
 
-_CAL = HeadsCalibration()
+_CAL = HeadsCalibration(CALIBRATION_DIR / CALIBRATION)
 
 
 def _verify_row(verify, heads_lab: HeadsLab, row: str, details: dict) -> None:
@@ -116,7 +118,7 @@ def _concat_full_expectation() -> dict:
            "('고차원 공간에서는')")
     seeds = _CAL.data["seeds"]
     return {"expect": "refuted", "expect_source": f"finding of the calibration seeds: {why}",
-            "revised": Revision("holds", ADD_SOURCE, why, f"{CALIBRATION.name}, seeds {seeds[0]}–{seeds[-1]}",
+            "revised": Revision("holds", ADD_SOURCE, why, f"{CALIBRATION}, seeds {seeds[0]}–{seeds[-1]}",
                                 _CAL.data["training_code"])}
 
 

@@ -11,7 +11,7 @@ import importlib.metadata
 import pytest
 import torch
 
-from llm_claims_lab.configs import ConfigUnavailable, hub_config, rope_settings
+from llm_claims_lab.pretrained.configs import ConfigUnavailable, hub_config, rope_settings
 from llm_claims_harness.declare import Case, Quote, claim, exact
 
 OFFLINE = ("offline: the defaults of transformers' configuration classes (and tiny randomly initialised "
@@ -165,7 +165,7 @@ HUB_DEVIATION = ("the hub's config.json at a pinned commit, not transformers' de
 def _hub_fields(name: str, required: dict[str, type] | None = None) -> tuple[dict, dict]:
     """The hub's config.json of ``HUB[name]`` (holding each of ``required``, of its type) and the details every hub
     row shows (repo, commit, source). A file that is not such a configuration skips the row, saying how to
-    download it again (:func:`llm_claims_lab.configs.hub_config`)."""
+    download it again (:func:`llm_claims_lab.pretrained.configs.hub_config`)."""
     repo, revision = HUB[name]
     try:
         fields, source = hub_config(repo, revision, fields=required)

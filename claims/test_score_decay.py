@@ -8,7 +8,7 @@ import torch
 
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
 from llm_claims_lab.positional import ALiBiBias, apply_rope
-from llm_claims_lab.stats import standard_error
+from llm_claims_lab.core.stats import standard_error
 
 DECAY_GAPS, ROPE_DIM = 64, 128  # gaps 0–63 as post A's L=64; D=128 as post A's d, so θ_i = ω_i of its table
 DECAY_SOURCE = ("post A, exp. 3 ('거리가 멀어질수록 수학적으로 가산점을 깎아'): ALiBi and RoPE lower the score with "

@@ -6,7 +6,7 @@ No training. Post A, exp. 3 "property"; post B, "공식 읽기", "왜 하필 sin
 import torch
 
 from llm_claims_harness.declare import Case, Quote, Revision, at_least, at_most, claim, close, exact
-from llm_claims_lab.figures import plot_dot_by_gap, plot_sinusoidal_table
+from llm_claims_lab.positional.figures import plot_dot_by_gap, plot_sinusoidal_table
 from llm_claims_lab.positional import frequencies, shift_matrix, sinusoidal_table
 from sinusoidal_common import GAPS, POST_GAP_MEAN, POST_GAP_ROWS, POST_GAP_STD, WIDE, post_code_gap_std
 

@@ -8,9 +8,9 @@ import collections
 import pytest
 
 
-from llm_claims_lab.analogy import POST_A_ANALOGIES, POST_A_DIRECTIONS
+from llm_claims_lab.core.analogy import POST_A_ANALOGIES, POST_A_DIRECTIONS
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, close, exact
-from llm_claims_lab.stemming import PARTICLES, strip_particle
+from llm_claims_lab.word2vec.stemming import PARTICLES, strip_particle
 
 KOREAN_WORDS = {"imo": "이모", "samchon": "삼촌"}  # post A's aunt / uncle; ASCII ids for pytest
 BYTE_FRAGMENTS = Quote("아쉽게도 한국어 단어(이모/삼촌)로는 이 실험을 못 하는데, 7편에서 본 그대로 GPT-2 어휘에서 한국어는 "
@@ -131,7 +131,7 @@ def test_gpt2_post_words_single_token(verify, gpt2_tokenizer):
                     "tokenizer": gpt2_tokenizer.source})
 
 
-# Post A's particle list (llm_claims_lab.stemming.PARTICLES, copied from its JOSA list), classified by Korean grammar.
+# Post A's particle list (llm_claims_lab.word2vec.stemming.PARTICLES, copied from its JOSA list), classified by Korean grammar.
 PARTICLE_CLASSES = {
     "particle": ("에서는", "으로는", "에게는", "에서", "에게", "으로", "에는", "에도", "까지", "부터", "보다", "처럼",
                  "은", "는", "이", "가", "을", "를", "의", "에", "로", "과", "와", "도", "만"),
@@ -233,7 +233,7 @@ def test_example_sentences_share_tokens(verify, request, case):
         a, b = (s.split() for s in POST_B_SENTENCES)
         shown = {"tokens": [a, b]}
     elif case.startswith("morphemes"):
-        from llm_claims_lab import segmenters
+        from llm_claims_lab.word2vec import segmenters
 
         try:
             segment, versions = segmenters.load("kiwi")

@@ -2,7 +2,7 @@
 
 Post A, exp. 1 "의미의 지도를 밑바닥부터 기르기" (``word2vec_zero.py``) and "네거티브 샘플링". The tables
 are judged by people, not by the training signal: the Korean WS-353 and the Korean analogy set of Park, Byun,
-Baek, Cho and Oh 2018 (``llm_claims_lab/ko_eval.py``).
+Baek, Cho and Oh 2018 (``llm_claims_lab/word2vec/ko_eval.py``).
 
 Lookup rule for the evaluation sets: a word is looked up **as written** and is covered only when that exact
 string is a row of the vocabulary. The vocabulary holds particle-stripped stems, so stripping the evaluation
@@ -15,15 +15,16 @@ import collections
 import pytest
 import torch
 
-from llm_claims_lab import corpus, ko_eval
-from llm_claims_lab.analogy import analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
+from llm_claims_lab.word2vec import corpus, ko_eval
+from llm_claims_lab.core.analogy import analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
 from llm_claims_harness.declare import NO_PREDICTION, Case, Quote, Revision, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_lab.relatedness import spearman, ws353_score
-from llm_claims_lab.stats import bootstrap, mean_over_seeds, proportion_interval
-from llm_claims_lab.word2vec import seed_noise
-from llm_claims_lab.figures import plot_relatedness, write_neighbour_table
-from llm_claims_lab.stemming import strip_particle
+from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.core.stats import bootstrap, mean_over_seeds, proportion_interval
+from fixtures import CALIBRATION_DIR
+from llm_claims_lab.word2vec.lab import CALIBRATION, seed_noise
+from llm_claims_lab.word2vec.figures import plot_relatedness, write_neighbour_table
+from llm_claims_lab.word2vec.stemming import strip_particle
 from word2vec_common import (CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, analogy_hits, covered, neighbours, vocabulary,
                              ws353_vocabulary)
 
@@ -149,7 +150,8 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
                        {query: (ours[query], post) for query, post in POST_NEIGHBOURS.items()}, path))]
     if len(models) > 1:
         details["ρ per seed"] = {s: round(r, 4) for s, r in zip(word2vec.seeds, rhos)}
-    seed_sd, details["seed noise"] = seed_noise(model_kind, word2vec.config.kernels)
+    seed_sd, details["seed noise"] = seed_noise(model_kind, word2vec.config.kernels,
+                                                CALIBRATION_DIR / CALIBRATION)
     measured, noise = mean_over_seeds(rhos, boot.standard_error, seed_sd)
     verify(measured, details=details, noise=noise, figures=figures)
 

@@ -10,10 +10,11 @@ disjoint from the run's (``calibration/word2vec.json``).
 import math
 
 from llm_claims_harness.declare import Case, at_least, claim
-from llm_claims_lab.relatedness import spearman, ws353_score
-from llm_claims_lab.skipgram import SkipGramConfig
-from llm_claims_lab.stats import bootstrap
-from llm_claims_lab.word2vec import seed_noise
+from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.word2vec.skipgram import SkipGramConfig
+from llm_claims_lab.core.stats import bootstrap
+from fixtures import CALIBRATION_DIR
+from llm_claims_lab.word2vec.lab import CALIBRATION, seed_noise
 from word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
 
 STEPS = SkipGramConfig(seed=0).snapshots  # the snapshot steps of the protocol's run
@@ -39,7 +40,7 @@ def test_steps_sweep(verify, word2vec, ws353, seed, step):
     model = word2vec.model("trained")
     cos, human, _ = ws353_score(model.snapshots[step], vocab, ws353)
     boot = bootstrap((cos, human), spearman, seed=seed)
-    seed_sd, note = seed_noise(f"trained@{step}", word2vec.config.kernels)
+    seed_sd, note = seed_noise(f"trained@{step}", word2vec.config.kernels, CALIBRATION_DIR / CALIBRATION)
     final = spearman(*ws353_score(model.w_in, vocab, ws353)[:2])
     verify(spearman(cos, human), noise=math.hypot(boot.standard_error, seed_sd),
            details={"pairs": len(cos), "bootstrap SE": round(boot.standard_error, 4), "seed noise": note,

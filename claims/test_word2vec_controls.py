@@ -15,12 +15,14 @@ import pytest
 
 from llm_claims_harness.declare import Case, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_lab import ko_eval
-from llm_claims_lab.analogy import analogy_rank
-from llm_claims_lab.relatedness import spearman, ws353_score
-from llm_claims_lab.stats import bootstrap, proportion_interval
-from llm_claims_lab.word2vec import seed_noise
-from word2vec_common import KERNELS_DEVIATION, analogy_hits, covered, plant_analogies, vocabulary, ws353_vocabulary
+from llm_claims_lab.word2vec import ko_eval
+from llm_claims_lab.core.analogy import analogy_rank
+from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.core.stats import bootstrap, proportion_interval
+from fixtures import CALIBRATION_DIR
+from llm_claims_lab.word2vec.lab import CALIBRATION, seed_noise
+from word2vec_common import (KERNELS_DEVIATION, analogy_hits, covered, plant_analogies, vocabulary,
+                             ws353_vocabulary)
 
 NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-seed … +39): each costs a random draw
 EQUIVALENCE = 0.1  # |ρ| below Cohen's (1988) 'small' correlation, 0.1: no association worth the name
@@ -89,7 +91,7 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
     kernels = word2vec.config.kernels
     if case == "trained_minus_untrained":
         boot = bootstrap((trained_cos, human), spearman, seed=seed)
-        seed_sd, details["seed noise"] = seed_noise("trained", kernels)
+        seed_sd, details["seed noise"] = seed_noise("trained", kernels, CALIBRATION_DIR / CALIBRATION)
         details |= {"ρ trained": round(trained, 4), "bootstrap SE of ρ trained": round(boot.standard_error, 4)}
         verify(trained - null_mean, noise=math.hypot(boot.standard_error, null_se, seed_sd), details=details)
         return
@@ -97,7 +99,8 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
     boot = bootstrap((trained_cos, shuffled_cos, human), lambda t, s, h: spearman(t, h) - spearman(s, h), seed=seed)
     details |= {"ρ trained, ρ shuffled": [round(trained, 4), round(spearman(shuffled_cos, human), 4)],
                 "95 % interval (paired bootstrap BCa)": [round(v, 3) for v in boot.confidence_interval]}
-    seed_sd, details["seed noise"] = seed_noise("trained − shuffled", kernels)
+    seed_sd, details["seed noise"] = seed_noise("trained − shuffled", kernels,
+                                                CALIBRATION_DIR / CALIBRATION)
     verify(trained - spearman(shuffled_cos, human), noise=math.hypot(boot.standard_error, seed_sd), details=details)
 
 

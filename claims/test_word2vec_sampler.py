@@ -2,14 +2,14 @@
 
 Post A, exp. 1 "의미의 지도를 밑바닥부터 기르기" (``word2vec_zero.py`` (3): ``c = torch.randint(WIN, len(ids) − WIN)``,
 ``off = torch.randint(1, WIN + 1) · sign``, ``neg = torch.randint(0, V, (B, NEG))``) and "핵심 아이디어 (2) 네거티브
-샘플링", measured on the suite's copy of the sampler (``llm_claims_lab.skipgram.sample_batch``) on a corpus of
+샘플링", measured on the suite's copy of the sampler (``llm_claims_lab.word2vec.skipgram.sample_batch``) on a corpus of
 positions (ids 0 … N − 1, so each drawn id is its own index). Deterministic: seeded draws, counted exactly.
 """
 
 import torch
 
 from llm_claims_harness.declare import Quote, at_most, claim, exact
-from llm_claims_lab.skipgram import SkipGramConfig, sample_batch
+from llm_claims_lab.word2vec.skipgram import SkipGramConfig, sample_batch
 
 SAMPLER_CORPUS = 20  # tokens: small, so that the first and last centres are drawn often
 SAMPLER_BATCHES = 1000
@@ -33,7 +33,7 @@ def _draws(seed: int, vocab_size: int = SAMPLER_CORPUS) -> tuple[torch.Tensor, t
     source="Post A, exp. 1 (3) centre positions ('WIN 크기 만큼 빼고 나머지 단어중에서 중심 단어를 뽑는 형태로 간략화')",
     statement="Drawing centre positions from [WIN, N − WIN) needs no boundary handling: every context index c + off "
               "(off in ±1 … ±WIN) lies inside the corpus and is a neighbour of its centre. Measured with the "
-              f"suite's copy of post A's sampler (llm_claims_lab.skipgram.sample_batch) on a corpus of positions (ids = "
+              f"suite's copy of post A's sampler (llm_claims_lab.word2vec.skipgram.sample_batch) on a corpus of positions (ids = "
               f"0 … N − 1, N = {SAMPLER_CORPUS}, so each drawn id is its own index), over {SAMPLER_BATCHES:,} "
               "batches of 1,024: the pairs whose context is not within ±1 … ±WIN of its centre (an index past "
               "the start wraps around to the end; one past the end raises).",

@@ -3,7 +3,7 @@
 Post A, exp. 1 (1), its remark on tokenisation: 'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런
 word2vec이 잘 보이지 않습니다 … 제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나'. The same
 loop (post A's protocol, seed, steps and vocabulary cut) is trained on the same text cut three ways
-(``llm_claims_lab/segmenters.py``): post A's particle-stripped stems, GPT-2's byte-level BPE and Kiwi's content
+(``llm_claims_lab/word2vec/segmenters.py``): post A's particle-stripped stems, GPT-2's byte-level BPE and Kiwi's content
 morphemes (particles and endings dropped, as the stripper drops particles; the claim's deviation says why). Each
 table is judged as ``w2v.ws353`` judges the stems: Spearman ρ between cosine and the human score of the Korean
 WS-353, here on the pairs that both compared tables cover, so the two ρ are over the same pairs. A word made of
@@ -14,10 +14,10 @@ tokens; Kiwi splits 대한민국의 into 대한민국 + 의).
 import pytest
 import torch
 
-from llm_claims_lab.analogy import WordList, cosine, listing
+from llm_claims_lab.core.analogy import WordList, cosine, listing
 from llm_claims_harness.declare import Case, Quote, at_least, claim
-from llm_claims_lab.relatedness import rho_difference
-from llm_claims_lab.segmenters import SegmenterUnavailable
+from llm_claims_lab.word2vec.relatedness import rho_difference
+from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
 from word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"

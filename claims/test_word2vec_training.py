@@ -1,7 +1,7 @@
 """Skip-gram's training loop: the loss, and negative sampling's wall-clock speed.
 
 Post A, exp. 1 "의미의 지도를 밑바닥부터 기르기" (``word2vec_zero.py``: (3) centre positions, (11) the loss) and
-"핵심 아이디어 (2) 네거티브 샘플링", measured on the suite's copy of its loop (``llm_claims_lab/skipgram.py``) and
+"핵심 아이디어 (2) 네거티브 샘플링", measured on the suite's copy of its loop (``llm_claims_lab/word2vec/skipgram.py``) and
 on the run trained on Korean Wikipedia that ``test_word2vec.py`` judges (the sampler: ``test_word2vec_sampler.py``).
 """
 
@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
-from llm_claims_lab.skipgram import SkipGram, time_step
-from llm_claims_lab.stats import bootstrap, mean_over_seeds
+from llm_claims_lab.word2vec.skipgram import SkipGram, time_step
+from llm_claims_lab.core.stats import bootstrap, mean_over_seeds
 from word2vec_common import KERNELS_DEVIATION, NS_QUOTE
 
 

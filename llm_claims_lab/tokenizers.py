@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from llm_claims_lab.hub import hub_reachable
+from llm_claims_lab.core.hub import hub_reachable
 
 GPT2_VOCAB_SIZE = 50257  # 50,000 merges + 256 byte tokens + <|endoftext|>
 

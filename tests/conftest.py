@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-from llm_claims_lab import data, embeddings
-from llm_claims_lab.embeddings import GPT2_DIR_ENV
+from llm_claims_lab.pretrained import embeddings
+from llm_claims_lab import data
+from llm_claims_lab.pretrained.embeddings import GPT2_DIR_ENV
 
 
 @pytest.fixture

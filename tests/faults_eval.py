@@ -18,10 +18,11 @@ import pytest
 import torch
 from faults_common import TRUNCATIONS, assert_clear, flip_byte, replace_with, scenario, truncate
 
-from llm_claims_lab import corpus, data, ko_eval
-from llm_claims_lab.analogy import WordList
-from llm_claims_lab.relatedness import MIN_PAIRS, covered_pairs, rho_difference, ws353_score
-from llm_claims_lab.stats import NotMeasurable
+from llm_claims_lab.word2vec import corpus, ko_eval
+from llm_claims_lab import data
+from llm_claims_lab.core.analogy import WordList
+from llm_claims_lab.word2vec.relatedness import MIN_PAIRS, covered_pairs, rho_difference, ws353_score
+from llm_claims_lab.core.stats import NotMeasurable
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = [f"낱말{i}" for i in range(40)]
@@ -153,8 +154,8 @@ def _low_coverage_through_pytest(tmp_path: Path, *, named: bool) -> None:
     suite.mkdir()
     (suite / "conftest.py").write_text((ROOT / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
     (suite / "test_row.py").write_text(
-        "from pathlib import Path\nimport torch\nfrom llm_claims_lab.analogy import WordList\nfrom llm_claims_lab.ko_eval import load_ws353\n"
-        "from llm_claims_lab.relatedness import ws353_score\n\ndef test_ws353_row():\n"
+        "from pathlib import Path\nimport torch\nfrom llm_claims_lab.core.analogy import WordList\nfrom llm_claims_lab.word2vec.ko_eval import load_ws353\n"
+        "from llm_claims_lab.word2vec.relatedness import ws353_score\n\ndef test_ws353_row():\n"
         f"    few = WordList({WORDS[:3] + WORDS[20:23]!r}, name='a 6-word vocabulary', hint='')\n"
         f"    ws353_score(torch.zeros(6, 4), few, load_ws353(Path({str(directory / ko_eval.WS353_FILE)!r})))\n",
         encoding="utf-8")
@@ -247,7 +248,7 @@ def corpus_low_coverage(tmp_path: Path, variant: str) -> None:
 def kiwi_missing(tmp_path: Path, variant: str) -> None:
     """Without the package (or its model, which Kiwi loads as it starts), the Kiwi rows skip with the install
     command."""
-    from llm_claims_lab import segmenters
+    from llm_claims_lab.word2vec import segmenters
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(sys.modules, variant, None)  # import of it raises ImportError

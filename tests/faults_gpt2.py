@@ -19,8 +19,9 @@ from faults_common import TRUNCATIONS, assert_clear, flip_byte, replace_with, sc
 from gpt2_checkpoints import (as_blob, glove_package, gpt2_shapes, hf_cache_snapshot, sparse_safetensors,
                               tiny_gpt2, tiny_is_gpt2_small, write_config)
 
-from llm_claims_lab import embeddings, tokenizers
-from llm_claims_lab.embeddings import (EmbeddingsUnavailable, GPT2DirError, GPT2SourceWarning, check_gpt2_dir,
+from llm_claims_lab.pretrained import embeddings
+from llm_claims_lab import tokenizers
+from llm_claims_lab.pretrained.embeddings import (EmbeddingsUnavailable, GPT2DirError, GPT2SourceWarning, check_gpt2_dir,
                                        gpt2_model, gpt2_wte)
 
 WTE_SHAPES = {"wte rows fewer": [50000, 768], "wte rows more": [50300, 768], "wte width 1024": [50257, 1024],

@@ -44,7 +44,7 @@ def run(*argv: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.Com
 
 def hub_fails(tmp_path: Path, fault: str, way: str) -> None:
     """A config.json in the Hugging Face cache's layout, damaged, read offline for a row reading n_positions."""
-    from llm_claims_lab import configs
+    from llm_claims_lab.pretrained import configs
 
     path = tmp_path / "models--org--model" / "snapshots" / REVISION / "config.json"
     path.parent.mkdir(parents=True)
@@ -76,7 +76,7 @@ def builds(root: Path) -> int:
 
 def rebuilt(tmp_path: Path, fault: str, way: str) -> None:
     """A cache entry, damaged: reported, rebuilt to what a clean build gives, then loaded."""
-    from llm_claims_lab.cache import Entry, WeightCache
+    from llm_claims_lab.core.cache import Entry, WeightCache
 
     said, entry, other = [], Entry("toy", {"v": 1}, build), Entry("toy", {"v": 2}, build)
     cache = WeightCache(tmp_path, run_id="a", say=said.append)
@@ -106,7 +106,7 @@ def _(tmp_path: Path, where: str) -> None:
     entry's lock is held (another process writing it now) is kept."""
     from filelock import FileLock
 
-    from llm_claims_lab.cache import Entry, WeightCache
+    from llm_claims_lab.core.cache import Entry, WeightCache
 
     cache, entry = WeightCache(tmp_path, run_id="a"), Entry("toy", {"v": 1}, build)
     clean = cache.fetch(entry) if where != "before a build" else None
@@ -145,7 +145,7 @@ def _(tmp_path: Path, _variant: str) -> None:
     next run (space freed) builds what a clean run has."""
     import errno
 
-    from llm_claims_lab import cache
+    from llm_claims_lab.core import cache
 
     entry = cache.Entry("toy", {"v": 1}, build)
     with pytest.MonkeyPatch.context() as mp, pytest.raises(cache.CacheUnwritable) as caught:
@@ -159,7 +159,7 @@ def _(tmp_path: Path, _variant: str) -> None:
 
 @scenario("weight cache", "concurrent writers")
 def _(tmp_path: Path, _variant: str) -> None:
-    from llm_claims_lab.cache import Entry, WeightCache
+    from llm_claims_lab.core.cache import Entry, WeightCache
 
     barrier = threading.Barrier(4)
     entries = [Entry(f"toy{k}", {"k": k}, build) for k in range(4)]
@@ -175,14 +175,14 @@ def _(tmp_path: Path, _variant: str) -> None:
 
 
 def build_log(tmp_path: Path, spoil) -> tuple[int, str, str]:
-    """A log of two builds and a load, ``spoil``-ed, through ``python -m llm_claims_lab.build_log``."""
-    from llm_claims_lab.cache import Entry, WeightCache
+    """A log of two builds and a load, ``spoil``-ed, through ``python -m llm_claims_lab.core.build_log``."""
+    from llm_claims_lab.core.cache import Entry, WeightCache
 
     cache = WeightCache(tmp_path, run_id="a")
     cache.fetch_many([Entry("toy", {"v": 1}, build), Entry("other", {"v": 2}, build)])
     cache.fetch(Entry("toy", {"v": 1}, build))
     spoil(tmp_path / "events.jsonl")
-    proc = run("-m", "llm_claims_lab.build_log", str(tmp_path / "events.jsonl"), "--check-once")
+    proc = run("-m", "llm_claims_lab.core.build_log", str(tmp_path / "events.jsonl"), "--check-once")
     assert f"{tmp_path / 'events.jsonl'}" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -216,9 +216,10 @@ CALIBRATIONS = {"extrapolation.json": ("word2vec.json", "noise"), "word2vec.json
 
 def calibration_fails(tmp_path: Path, fault: str, variant: str) -> None:
     """A copy of a committed calibration file, damaged, read as the rows read it: a clear error naming it."""
-    from llm_claims_lab import heads_rows, word2vec
+    from llm_claims_lab.heads import rows as heads_rows
+    from llm_claims_lab.word2vec import lab as word2vec
     from llm_claims_lab.extrapolation import calibration
-    from llm_claims_lab.json_files import InputFileError
+    from llm_claims_lab.core.json_files import InputFileError
 
     file, _, way = variant.partition(":")
     path = tmp_path / file
@@ -230,13 +231,11 @@ def calibration_fails(tmp_path: Path, fault: str, variant: str) -> None:
         path.write_text(json.dumps({**data, section: list(kept)} if "list" in way else data))
     else:
         damage(path, fault, way, json.loads((ROOT / "calibration" / other).read_text(encoding="utf-8")))
-    readers = {"extrapolation.json": lambda: calibration.Calibration.for_device("cpu").describe("rope", "acc40"),
+    readers = {"extrapolation.json": lambda: calibration.Calibration.for_device("cpu", tmp_path).describe("rope", "acc40"),
                "word2vec.json": lambda: word2vec.seed_noise("trained", "fast", path),
                "heads.json": lambda: heads_rows.HeadsCalibration(path).describe(next(iter(heads_rows.ROWS))),
-               "relative_bias.json": lambda: calibration.relative_probes_for("cpu")}
-    with pytest.MonkeyPatch.context() as mp, pytest.raises(Exception) as exc:
-        mp.setattr(calibration, "CALIBRATION", tmp_path / "extrapolation.json")
-        mp.setattr(calibration, "RELATIVE_PROBES", tmp_path / "relative_bias.json")
+               "relative_bias.json": lambda: calibration.relative_probes_for("cpu", tmp_path)}
+    with pytest.raises(Exception) as exc:
         readers[file]()
     assert_clear(exc.value, names=path, types=(InputFileError,))
     assert f"calibration/calibrate_{file.removesuffix('.json')}.py" in str(exc.value), exc.value  # the fix

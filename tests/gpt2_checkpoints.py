@@ -26,11 +26,11 @@ def tiny_gpt2(model_class: str = "GPT2Model"):
 @contextlib.contextmanager
 def tiny_is_gpt2_small(dims: dict[str, int] = TINY) -> Iterator[None]:
     """Within it, a GPT-2 of ``dims`` (the tiny one's by default) is taken for GPT-2 small: what the loaders of
-    :mod:`llm_claims_lab.embeddings` compare every checkpoint with (``GPT2_SMALL``), for the tests of what
+    :mod:`llm_claims_lab.pretrained.embeddings` compare every checkpoint with (``GPT2_SMALL``), for the tests of what
     does not depend on the size."""
     import pytest
 
-    from llm_claims_lab import embeddings
+    from llm_claims_lab.pretrained import embeddings
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(embeddings, "GPT2_SMALL", dict(dims))

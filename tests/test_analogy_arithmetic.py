@@ -1,4 +1,4 @@
-"""The embedding arithmetic of llm_claims_lab/analogy.py (analogies, direction cosines, random-pair baselines,
+"""The embedding arithmetic of llm_claims_lab/core/analogy.py (analogies, direction cosines, random-pair baselines,
 vocabulary errors), on tables small enough to reason about."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 import pytest
 import torch
 
-from llm_claims_lab.analogy import (
+from llm_claims_lab.core.analogy import (
     BPEVocabulary,
     NotOneToken,
     WordList,

@@ -1,4 +1,4 @@
-"""``llm_claims_lab.build_log`` reads the cache's events: CPU-seconds per model and phase, and what was built twice."""
+"""``llm_claims_lab.core.build_log`` reads the cache's events: CPU-seconds per model and phase, and what was built twice."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import torch
 
-from llm_claims_lab import build_log
-from llm_claims_lab.cache import Entry, WeightCache
+from llm_claims_lab.core import build_log
+from llm_claims_lab.core.cache import Entry, WeightCache
 
 
 def test_phases_and_models_from_entry_keys() -> None:

@@ -1,4 +1,4 @@
-"""The trained-weights cache (llm_claims_lab/cache.py): train once, load after; safe, atomic,
+"""The trained-weights cache (llm_claims_lab/core/cache.py): train once, load after; safe, atomic,
 self-repairing storage; once per run across processes and pytest-xdist workers."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from llm_claims_lab.cache import Entry, WeightCache, code_digest, fingerprint, tensors_digest
+from llm_claims_lab.core.cache import Entry, WeightCache, code_digest, fingerprint, tensors_digest
 
 # the harness is the plugin of its entry point; the suite's options and device come from fixtures/
 SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
@@ -169,7 +169,7 @@ def test_processes_split_the_work_and_build_each_entry_once(tmp_path):
 
 XDIST_TEST = '''
 import pytest, time, torch
-from llm_claims_lab.cache import Entry
+from llm_claims_lab.core.cache import Entry
 
 
 def build(progress):

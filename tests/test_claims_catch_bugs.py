@@ -122,12 +122,12 @@ MUTATIONS = {
               *(f"input.shape_over_length[{c}]" for c in ("add_full_shape", "add_width", "concat_width"))}),
     # particles tried shortest first
     "particles_shortest_first": (["test_tokenization.py"], """
-        import llm_claims_lab.stemming as S
+        import llm_claims_lab.word2vec.stemming as S
         S.PARTICLES = tuple(sorted(S.PARTICLES, key=len))
         """, {"stem.particle_rules"}),
     # skip-gram's window off by one: contexts drawn from ±1 … ±(WIN − 1), or ±1 … ±(WIN + 1)
     **{f"window_{name}": (["test_word2vec_sampler.py"], f"""
-        import torch, llm_claims_lab.skipgram as S
+        import torch, llm_claims_lab.word2vec.skipgram as S
         def broken(ids, vocab_size, cfg, device):
             c = torch.randint(cfg.window + 1, len(ids) - cfg.window - 1, (cfg.batch,), device=device)
             sign = torch.randint(0, 2, (cfg.batch,), device=device) * 2 - 1
@@ -139,7 +139,7 @@ MUTATIONS = {
                                                 ("wide", 2, {"w2v.window_offsets", "w2v.sampler_stays_inside"}))},
     # negatives drawn from the positives: every wrong answer is the pair's own context word
     "negatives_from_context": (["test_word2vec_sampler.py"], """
-        import llm_claims_lab.skipgram as S
+        import llm_claims_lab.word2vec.skipgram as S
         sample = S.sample_batch
         def broken(ids, vocab_size, cfg, device):
             center, ctx, neg = sample(ids, vocab_size, cfg, device)

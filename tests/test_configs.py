@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from transformers import GPT2Config, LlamaConfig
 
-from llm_claims_lab import configs
-from llm_claims_lab.configs import ConfigUnavailable, hub_config, rope_settings
+from llm_claims_lab.pretrained import configs
+from llm_claims_lab.pretrained.configs import ConfigUnavailable, hub_config, rope_settings
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 

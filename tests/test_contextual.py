@@ -2,7 +2,7 @@
 
 The tiny GPT-2 (2 layers, 2 heads, 32 wide, GPT-2's 50,257 tokens and 1,024 positions, so that GPT-2's real
 BPE can feed it) is built with transformers, saved with ``save_pretrained`` and loaded back through
-:func:`llm_claims_lab.embeddings.gpt2_model`, the function the claims use, its shape taken for GPT-2 small's
+:func:`llm_claims_lab.pretrained.embeddings.gpt2_model`, the function the claims use, its shape taken for GPT-2 small's
 (``tiny_small``); no network is touched (the hub probe is replaced by ``False``). The measurements are checked on that model and on tensors whose answer is known.
 """
 
@@ -22,11 +22,13 @@ from scipy.linalg import subspace_angles
 # Imported in the test process before any in-process pytester run (see tests/test_gpt2_weights.py).
 from transformers import GPT2Model  # noqa: F401
 
-from llm_claims_lab import embeddings
-from llm_claims_lab.contextual import (BANK, MONEY_BANK, PASSAGES, RIVER_BANK, centred_subspace, forward, heads_at_least,
-                                 overlap, passage_masses, positional_mass, principal_cosines, random_overlaps,
-                                 sense_split, sense_split_sd, smallest_angle, variance_components, word_states)
-from llm_claims_lab.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable, GPT2DirError, gpt2_model
+from llm_claims_lab.pretrained import embeddings
+from llm_claims_lab.core.subspaces import (centred_subspace, overlap, principal_cosines, random_overlaps,
+                                           smallest_angle, variance_components)
+from llm_claims_lab.pretrained.contextual import (BANK, MONEY_BANK, PASSAGES, RIVER_BANK, forward,
+                                                  heads_at_least, passage_masses, positional_mass,
+                                                  sense_split, sense_split_sd, word_states)
+from llm_claims_lab.pretrained.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable, GPT2DirError, gpt2_model
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"n_layer": 2, "n_head": 2, "n_embd": 32}  # vocab_size and n_positions left at GPT-2's 50,257 and 1,024
@@ -131,7 +133,7 @@ def test_contextual_claims_run_on_given_weights(pytester: pytest.Pytester, monke
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     shutil.copy(ROOT / "claims" / "test_gpt2_contextual.py", pytester.path)
-    shape = "\nimport llm_claims_lab.embeddings\nllm_claims_lab.embeddings.GPT2_SMALL = " + repr(TINY_SHAPE)
+    shape = "\nimport llm_claims_lab.pretrained.embeddings\nllm_claims_lab.pretrained.embeddings.GPT2_SMALL = " + repr(TINY_SHAPE)
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + shape)  # the tiny model's shape
     pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-gpt2-dir={tiny_dir}", "-k", "not untrained")
     rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}

@@ -17,7 +17,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
-from llm_claims_lab import heads
+from llm_claims_lab.heads import lab as heads
 from llm_claims_lab.extrapolation import ExtrapolationConfig, eval_batch, train
 
 META = torch.device("meta")

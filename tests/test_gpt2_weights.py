@@ -1,4 +1,4 @@
-"""The GPT-2 loading path of :func:`llm_claims_lab.embeddings.gpt2_wte`, the function the GPT-2 claims use,
+"""The GPT-2 loading path of :func:`llm_claims_lab.pretrained.embeddings.gpt2_wte`, the function the GPT-2 claims use,
 and the check of a directory named by --claims-gpt2-dir or $CLAIMS_GPT2_DIR.
 
 Each test builds a tiny GPT-2 with transformers, saves it with ``save_pretrained`` (or a broken variant of
@@ -23,8 +23,8 @@ from safetensors.torch import save_file
 # registrations ("Only a single TORCH_LIBRARY ..."): the tests depended on which ran first in a worker.
 from transformers import GPT2Model  # noqa: F401
 
-from llm_claims_lab import embeddings
-from llm_claims_lab.embeddings import (
+from llm_claims_lab.pretrained import embeddings
+from llm_claims_lab.pretrained.embeddings import (
     GPT2_DIR_ENV,
     EmbeddingsUnavailable,
     GPT2DirError,

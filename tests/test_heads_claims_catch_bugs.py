@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 UNTRAINED = """
-    from llm_claims_lab.heads import HeadsLab, initial_model
+    from llm_claims_lab.heads.lab import HeadsLab, initial_model
     HeadsLab.models = lambda self, config: [initial_model(config, s).to(self.device).eval() for s in self.seeds]
     """
 

@@ -1,4 +1,4 @@
-"""The toy models of ``llm_claims_lab/heads.py``: the task's targets, the measures on attention built by hand, the
+"""The toy models of ``llm_claims_lab/heads/lab.py``: the task's targets, the measures on attention built by hand, the
 subspace angle on tables built by hand, the model on the ``meta`` device, and planted measurement bugs that
 must flip the claims of ``claims/test_heads.py`` (run in a subprocess on this run's weight cache, so they train
 only what the claims would train anyway)."""
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from llm_claims_lab import heads
-from llm_claims_lab.devices import one_thread
+from llm_claims_lab.heads import lab as heads
+from llm_claims_lab.core.devices import one_thread
 from fixtures.options import cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def test_model_on_meta(config: heads.HeadsConfig) -> None:
 MUTATIONS = {
     # the content score read from the positional head itself instead of the other head
     "content_of_positional_head": ("positional_vs_content", """
-        import llm_claims_lab.heads as H
+        import llm_claims_lab.heads.lab as H
         def broken(m):
             per_head = [max(m.offsets[o][h] for o in m.offsets) for h in range(len(m.content))]
             best = max(range(len(per_head)), key=per_head.__getitem__)
@@ -135,9 +135,9 @@ MUTATIONS = {
         """, {"heads.positional_vs_content[content_head]"}),
     # principal angles between the token table and itself
     "angle_to_itself": ("subspaces", """
-        import math, llm_claims_lab.heads as H
+        import math, llm_claims_lab.heads.lab as H
         from scipy.linalg import subspace_angles
-        from llm_claims_lab.contextual import centred_subspace
+        from llm_claims_lab.core.subspaces import centred_subspace
         def broken(model, k):
             basis = centred_subspace(model.tok_emb.weight.detach(), k).numpy()
             return math.degrees(float(subspace_angles(basis, basis).min()))

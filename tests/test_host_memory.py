@@ -1,4 +1,4 @@
-"""The suite's processes keep freed memory for reuse (:mod:`llm_claims_lab.host_memory`)."""
+"""The suite's processes keep freed memory for reuse (:mod:`llm_claims_lab.core.host_memory`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import resource
 import pytest
 import torch
 
-from llm_claims_lab.host_memory import keep_freed_memory
+from llm_claims_lab.core.host_memory import keep_freed_memory
 
 glibc = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="the thresholds are glibc's")
 

@@ -1,4 +1,4 @@
-"""The loaders of the Korean evaluation sets (llm_claims_lab/ko_eval.py) read the published format only."""
+"""The loaders of the Korean evaluation sets (llm_claims_lab/word2vec/ko_eval.py) read the published format only."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from llm_claims_lab.data import ExplicitPathError
-from llm_claims_lab.ko_eval import (
+from llm_claims_lab.word2vec.ko_eval import (
     ANALOGY_FILE,
     WS353_FILE,
     Analogy,
@@ -99,7 +99,7 @@ def test_eval_dir_prefers_the_option_then_the_environment(tmp_path: Path,
     assert eval_dir(str(option), store) == option
     assert eval_dir(None, store) == env
     monkeypatch.delenv("CLAIMS_KO_EVAL_DIR")
-    assert eval_dir(None, store) == default  # the registry's copy (llm_claims_lab/data.py)
+    assert eval_dir(None, store) == default  # the registry's copy (llm_claims_lab/data/__init__.py)
 
 
 def test_a_named_dir_without_the_files_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

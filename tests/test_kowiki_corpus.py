@@ -1,4 +1,4 @@
-"""The Korean Wikipedia corpus (llm_claims_lab/kowiki.py, llm_claims_lab/data.py): the cleaning rules, and the
+"""The Korean Wikipedia corpus (llm_claims_lab/data/kowiki.py, llm_claims_lab/data/__init__.py): the cleaning rules, and the
 real data rebuilt from the offline mirror and verified against the published sha256.
 
 The real data is read only through the mirror that ``$CLAIMS_DATA_MIRROR`` names (``.ci/run`` sets it);
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from kowiki_mini import CLEANED, WIKI_00, WIKI_01, serve, sha256
 
-from llm_claims_lab import data, kowiki
+from llm_claims_lab.data import kowiki
+from llm_claims_lab import data
 
 # the caller's data variables are cleared for every test (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("no_named_data")
@@ -30,7 +31,7 @@ TWO_FILES_SHA256 = "f67d740e2bac5fa3f909d6dc2eaba298698692008a0d2992f4ca03ad2b5d
 @pytest.fixture(scope="module")
 def real_mirror() -> Path:
     """The offline mirror of the real data named by ``$CLAIMS_DATA_MIRROR`` (read before the no_named_data
-    fixture clears it), laid out as llm_claims_lab/data.py describes."""
+    fixture clears it), laid out as llm_claims_lab/data/__init__.py describes."""
     root = os.environ.get(data.MIRROR_ENV)
     if not root:
         pytest.skip(f"${data.MIRROR_ENV} is not set: no offline mirror of the real data to test against")

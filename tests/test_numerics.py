@@ -14,7 +14,8 @@ import math
 import pytest
 import torch
 
-from llm_claims_lab.analogy import WordList, analogy_cosines, cosine, direction_cosine, random_pair_cosines
+from llm_claims_lab.core.analogy import (WordList, analogy_cosines, cosine, direction_cosine,
+                                         random_pair_cosines)
 from llm_claims_lab.positional import apply_rope, frequencies, shift_matrix, sinusoidal_table
 
 HALF = [  # dtype, bound on |value − float64 value| for values in [−1, 1]: its rounding, with room

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from llm_claims_lab.stats import mean_over_seeds
+from llm_claims_lab.core.stats import mean_over_seeds
 
 CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
 DRAWS = '''
@@ -69,7 +69,7 @@ def test_seeds_reach_word2vec_and_heads(pytestconfig: pytest.Config) -> None:
     import inspect
 
     from fixtures import trained
-    from llm_claims_lab.heads import SEEDS, HeadsLab
+    from llm_claims_lab.heads.lab import SEEDS, HeadsLab
 
     assert "seeds" in inspect.signature(trained.word2vec.__wrapped__).parameters
     assert HeadsLab(None, "cpu", 42, 12).seeds == list(range(42, 54))
@@ -81,9 +81,9 @@ def test_word2vec_trains_one_model_per_seed_without_touching_the_global_stream(t
 
     import torch
 
-    from llm_claims_lab.cache import WeightCache
-    from llm_claims_lab.corpus import build_corpus
-    from llm_claims_lab.word2vec import Word2VecLab
+    from llm_claims_lab.core.cache import WeightCache
+    from llm_claims_lab.word2vec.corpus import build_corpus
+    from llm_claims_lab.word2vec.lab import Word2VecLab
 
     text = tmp_path / "corpus.txt"
     text.write_text("\n".join(["고양이 개 강아지 사자 호랑이 늑대 여우 곰"] * 40), encoding="utf-8")

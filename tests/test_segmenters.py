@@ -5,11 +5,11 @@ import builtins
 import pytest
 import torch
 
-from llm_claims_lab import segmenters
-from llm_claims_lab.analogy import WordList, cosine
-from llm_claims_lab.ko_eval import ScoredPair
-from llm_claims_lab.relatedness import rho_difference
-from llm_claims_lab.segmenters import SegmentedVocabulary, SegmenterUnavailable, index, word_tokens
+from llm_claims_lab.word2vec import segmenters
+from llm_claims_lab.core.analogy import WordList, cosine
+from llm_claims_lab.word2vec.ko_eval import ScoredPair
+from llm_claims_lab.word2vec.relatedness import rho_difference
+from llm_claims_lab.word2vec.segmenters import SegmentedVocabulary, SegmenterUnavailable, index, word_tokens
 
 
 def test_index_is_post_a_vocabulary_cut():

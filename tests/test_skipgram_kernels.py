@@ -1,5 +1,5 @@
 """The ``fast`` skip-gram kernels keep post A's sums: the tables' gradients through
-:class:`llm_claims_lab.skipgram.Lookup` are bit for bit those through ``nn.Embedding`` (each row summed in index order
+:class:`llm_claims_lab.word2vec.skipgram.Lookup` are bit for bit those through ``nn.Embedding`` (each row summed in index order
 from zero by its dense backward), on one CPU thread as training runs, with rows drawn many times over as the
 negatives are."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from llm_claims_lab import skipgram
-from llm_claims_lab.devices import one_thread
+from llm_claims_lab.word2vec import skipgram
+from llm_claims_lab.core.devices import one_thread
 
 
 def _grads(model: skipgram.SkipGram, batch) -> list[torch.Tensor]:

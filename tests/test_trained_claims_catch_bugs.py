@@ -42,7 +42,7 @@ def position_figure():
 
 def plant(source, schemes):
     # Entries of these schemes (weights and evaluations) carry the planted bug's source in their fingerprint.
-    from llm_claims_lab.cache import WeightCache
+    from llm_claims_lab.core.cache import WeightCache
     fetch_many = WeightCache.fetch_many
     mutated = lambda entry: any(f"-{scheme}-seed" in entry.name for scheme in schemes)  # noqa: E731
 

@@ -25,23 +25,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 MUTATIONS = {
     "untrained_is_trained": ("""
-        from llm_claims_lab.word2vec import Word2VecLab
+        from llm_claims_lab.word2vec.lab import Word2VecLab
         Word2VecLab.untrained_tables = lambda self, count: [self.model("trained").w_in] * count
         """, {"w2v.ws353_controls[untrained_null]"}, set()),
     # the null tables all drawn from one seed (the seed not advanced): no spread, so no null distribution
     "untrained_one_seed": ("""
-        from llm_claims_lab.word2vec import Word2VecLab
+        from llm_claims_lab.word2vec.lab import Word2VecLab
         tables = Word2VecLab.untrained_tables
         Word2VecLab.untrained_tables = lambda self, count: tables(self, 1) * count
         """, {"w2v.ws353_controls[untrained_null]"}, set()),
     # 3CosAdd's query with b and a swapped (a − b + c): the planted analogies are no longer answered
     "analogy_query_swapped": ("""
-        import llm_claims_lab.analogy as A
+        import llm_claims_lab.core.analogy as A
         scores = A._candidate_scores
         A._candidate_scores = lambda table, vocab, a, b, c, exclude: scores(table, vocab, b, a, c, exclude)
         """, {"w2v.analogy_controls[planted_queen]"}, {"w2v.analogy_controls[planted]"}),
     "shuffled_is_trained": ("""
-        from llm_claims_lab.word2vec import Word2VecLab
+        from llm_claims_lab.word2vec.lab import Word2VecLab
         load = Word2VecLab._load
         Word2VecLab._load = lambda self, kind, config: load(self, "trained" if kind == "shuffled" else kind, config)
         """, set(), {"w2v.ws353_controls[trained_minus_shuffled]"}),

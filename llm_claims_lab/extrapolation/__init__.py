@@ -20,10 +20,11 @@ Modules:
 - :mod:`~llm_claims_lab.extrapolation.runs`: :class:`ExtrapolationLab`, runs trained once through the
   weight cache and evaluated once per length, lazily, through the same cache;
 - :mod:`~llm_claims_lab.extrapolation.calibration`: the committed calibration (per-seed values) and the noise
-  it gives each measured quantity (:class:`Calibration`).
+  it gives each measured quantity (:class:`Calibration`), read from the calibration directory the caller names;
+- :mod:`~llm_claims_lab.extrapolation.figures`: accuracy by position and the learned relative bias.
 
-The figure of accuracy by position is :func:`llm_claims_lab.figures.plot_accuracy_by_position`. Every public
-name of these modules is importable from this package.
+May import :mod:`llm_claims_lab.core` and :mod:`llm_claims_lab.positional` (``tests/test_library_layout.py``).
+Every public name of these modules is importable from this package.
 """
 
 from llm_claims_lab.extrapolation.calibration import (
@@ -77,7 +78,7 @@ from llm_claims_lab.extrapolation.training import (
     one_thread,
     train,
 )
-from llm_claims_lab.figures import plot_accuracy_by_position
+from llm_claims_lab.extrapolation.figures import plot_accuracy_by_position, plot_relative_bias
 
 __all__ = [
     "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "CLIP_DISTANCE", "CLIP_SCHEMES", "CLIP_SWEEP", "MASK",
@@ -86,6 +87,6 @@ __all__ = [
     "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
     "ExtrapolationModel", "PerLength", "Run", "calibration_path", "correct_with_offsets_masked", "data_generator",
     "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "initial_model", "load_calibration", "measure",
-    "measures", "one_thread", "plot_accuracy_by_position", "positional_peak_gap", "positional_scheme",
-    "quantities", "relative_bias_probes", "relative_probes_for", "relative_probes_path", "train",
+    "measures", "one_thread", "plot_accuracy_by_position", "plot_relative_bias", "positional_peak_gap",
+    "positional_scheme", "quantities", "relative_bias_probes", "relative_probes_for", "relative_probes_path", "train",
 ]

@@ -1,6 +1,9 @@
 """The calibration of the length-extrapolation claims: the per-seed values that
 ``calibration/calibrate_extrapolation.py`` commits (``calibration/extrapolation.json``, one file per device
-type), and the noise they give each measured quantity (:class:`Calibration`)."""
+type), and the noise they give each measured quantity (:class:`Calibration`).
+
+The library does not know where the checkout is: every function takes the calibration directory (the
+suite passes ``<rootdir>/calibration``, a calibration script its own directory)."""
 
 from __future__ import annotations
 
@@ -11,46 +14,46 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab import cache
+from llm_claims_lab.core import cache
 from llm_claims_lab.extrapolation.evaluation import EVAL_SEQUENCES
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE
-from llm_claims_lab.json_files import InputFileError, read_json, rewrite_hint
-from llm_claims_lab.stats import standard_error
+from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
+from llm_claims_lab.core.stats import standard_error
 
-CALIBRATION = Path(__file__).resolve().parents[2] / "calibration" / "extrapolation.json"
+CALIBRATION = "extrapolation.json"  # the CPU's calibration, in the calibration directory
 # the trained relative bias read per calibration seed (calibration/calibrate_relative_bias.py)
-RELATIVE_PROBES = CALIBRATION.with_name("relative_bias.json")
+RELATIVE_PROBES = "relative_bias.json"
 # what the rows read of each file, and its JSON type
 _CALIBRATION_KEYS = {"protocol": dict, "eval_sequences": int, "training_code": str, "device": str, "torch": str,
                      "runs": dict, "noise": dict}
 _PROBES_KEYS = {"torch": str, "noise": dict}
 
 
-def calibration_path(device: torch.device | str) -> Path:
-    """Where the calibration of a device type lives: ``calibration/extrapolation.json`` for the CPU,
-    ``calibration/extrapolation-<type>.json`` for another (``extrapolation-cuda.json``)."""
+def calibration_path(device: torch.device | str, directory: Path) -> Path:
+    """Where the calibration of a device type lives in ``directory`` (the calibration directory):
+    ``extrapolation.json`` for the CPU, ``extrapolation-<type>.json`` for another (``extrapolation-cuda.json``)."""
     kind = torch.device(device).type
-    return CALIBRATION if kind == "cpu" else CALIBRATION.with_name(f"extrapolation-{kind}.json")
+    return Path(directory) / (CALIBRATION if kind == "cpu" else f"extrapolation-{kind}.json")
 
 
-def relative_probes_path(device: torch.device | str) -> Path:
-    """Where the relative-bias probes of a device type live: ``calibration/relative_bias.json`` for the CPU,
-    ``calibration/relative_bias-<type>.json`` for another (``calibrate_relative_bias.py --device``)."""
+def relative_probes_path(device: torch.device | str, directory: Path) -> Path:
+    """Where the relative-bias probes of a device type live in ``directory``: ``relative_bias.json`` for the
+    CPU, ``relative_bias-<type>.json`` for another (``calibrate_relative_bias.py --device``)."""
     kind = torch.device(device).type
-    return RELATIVE_PROBES if kind == "cpu" else RELATIVE_PROBES.with_name(f"relative_bias-{kind}.json")
+    return Path(directory) / (RELATIVE_PROBES if kind == "cpu" else f"relative_bias-{kind}.json")
 
 
-def relative_probes_for(device: torch.device | str) -> dict:
+def relative_probes_for(device: torch.device | str, directory: Path) -> dict:
     """The committed relative-bias probes that judge a run on ``device``: its device type's file when committed,
     else the CPU's; ``note`` (added to the returned data) names which file and why, for every row's noise.
 
     Raises:
-        llm_claims_lab.json_files.InputFileError: neither file exists, or the one read is not JSON or lacks what
+        llm_claims_lab.core.json_files.InputFileError: neither file exists, or the one read is not JSON or lacks what
             the rows read (the message names it and ``calibration/calibrate_relative_bias.py``).
     """
-    own = relative_probes_path(device)
-    path = own if own.exists() else RELATIVE_PROBES
+    own = relative_probes_path(device, directory)
+    path = own if own.exists() else Path(directory) / RELATIVE_PROBES
     data = read_json(path, required=_PROBES_KEYS, fix=rewrite_hint("calibrate_relative_bias.py", path))
     note = f"{path.name}: torch {data['torch']}"
     if path != own:
@@ -58,12 +61,12 @@ def relative_probes_for(device: torch.device | str) -> dict:
     return {**data, "note": note}
 
 
-def load_calibration(path: Path = CALIBRATION) -> dict:
+def load_calibration(path: Path) -> dict:
     """The committed calibration (``calibration/extrapolation.json``, written by
     ``calibration/calibrate_extrapolation.py``).
 
     Raises:
-        llm_claims_lab.json_files.InputFileError (a ``ValueError``): the file is missing (no calibration yet), not
+        llm_claims_lab.core.json_files.InputFileError (a ``ValueError``): the file is missing (no calibration yet), not
             JSON, lacks what the rows read, or was measured under another protocol or evaluation size than
             today's defaults; the message names it and the script.
     """
@@ -85,23 +88,24 @@ class Calibration:
     Calibration seeds (1 … N) never include the suite's seed 42.
     """
 
-    def __init__(self, data: Mapping | None = None, *, note: str = "") -> None:
-        self.data = data if data is not None else load_calibration()
+    def __init__(self, data: Mapping, *, note: str = "") -> None:
+        self.data = data  # what load_calibration returns
         self.note = note  # how the calibration relates to this run, when not plainly (appended to describe())
 
     @classmethod
-    def for_device(cls, device: torch.device | str) -> Calibration:
-        """The rule that judges a run on ``device``: its device type's calibration (:func:`calibration_path`)
+    def for_device(cls, device: torch.device | str, directory: Path) -> Calibration:
+        """The rule that judges a run on ``device``: its device type's calibration in ``directory`` (the
+        calibration directory; :func:`calibration_path`)
         when committed, else the CPU's, with a note naming it in every row's noise. A calibration measured
         under training code other than today's (:data:`~llm_claims_lab.extrapolation.training.TRAINING_CODE`)
         is used with a note saying so, unless the file lists today's code as certified equivalent (same
         weights, bit for bit; ``calibrate_extrapolation.py --certify-code``).
 
         Raises:
-            llm_claims_lab.json_files.InputFileError: see :func:`load_calibration`.
+            llm_claims_lab.core.json_files.InputFileError: see :func:`load_calibration`.
         """
-        own = calibration_path(device)
-        path = own if own.exists() else CALIBRATION
+        own = calibration_path(device, directory)
+        path = own if own.exists() else Path(directory) / CALIBRATION
         notes = [] if path == own else [f"no {own.name} committed: judged with the CPU calibration"]
         data = load_calibration(path)
         code = cache.code_digest(TRAINING_CODE)

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import torch
 
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel
-from llm_claims_lab.devices import one_thread
+from llm_claims_lab.core.devices import one_thread
 from llm_claims_lab.positional import relative_offsets
-from llm_claims_lab.stats import standard_error
+from llm_claims_lab.core.stats import standard_error
 
 EVAL_SEQUENCES = 16384  # random sequences per evaluation length (post A: 4096; 4× keeps eval noise below seed noise)
 EVAL_SEED_OFFSET = 1_000_000  # evaluation batches come from seed + this, independent of training's stream

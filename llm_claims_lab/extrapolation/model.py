@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from llm_claims_lab.attention import SingleHeadSelfAttention
+from llm_claims_lab.positional.attention import SingleHeadSelfAttention
 from llm_claims_lab.positional import (
     ALiBiBias,
     ClippedRelativePositionBias,

@@ -10,8 +10,8 @@ from collections.abc import Callable, Collection, Sequence
 
 import torch
 
-from llm_claims_lab import cache
-from llm_claims_lab.devices import one_thread
+from llm_claims_lab.core import cache
+from llm_claims_lab.core.devices import one_thread
 from llm_claims_lab.extrapolation.evaluation import (
     EVAL_SEED_OFFSET,
     EVAL_SEQUENCES,
@@ -31,7 +31,7 @@ EVALUATION_CODE = (eval_generator, eval_batch, evaluate_batch)
 
 class ExtrapolationLab:
     """Trained and evaluated runs of the protocol, each trained once through ``weights``
-    (a :class:`llm_claims_lab.cache.WeightCache`). A run is evaluated lazily, one length at a time and only at
+    (a :class:`llm_claims_lab.core.cache.WeightCache`). A run is evaluated lazily, one length at a time and only at
     the lengths something reads (:class:`~llm_claims_lab.extrapolation.evaluation.Evaluation`), each result
     cached beside the weights and fingerprinted like them, so that every (weights, step, length) is computed
     once per run however many processes read it.
@@ -53,7 +53,7 @@ class ExtrapolationLab:
 
     def runs(self, schemes: Sequence[str], seeds: Sequence[int]) -> list[Run]:
         """Runs for every (scheme, seed), scheme-major, at the protocol's step count. Missing weights are
-        trained; processes that ask at once split the training (:meth:`llm_claims_lab.cache.WeightCache.fetch_many`)."""
+        trained; processes that ask at once split the training (:meth:`llm_claims_lab.core.cache.WeightCache.fetch_many`)."""
         return self.runs_of([(scheme, seed) for scheme in schemes for seed in seeds])
 
     def runs_of(self, pairs: Sequence[tuple[str, int]]) -> list[Run]:
@@ -107,11 +107,8 @@ class ExtrapolationLab:
                checkpoints: Sequence[int]) -> list[dict[int, Run]]:
         """For each (config, seed): ``{step: Run}`` for every saved step."""
         keys = [(c, seed, tuple(checkpoints)) for c, seed in plan]
-        missing = [k for k in keys if k not in self._runs]
-        entries = [self.entry(*k) for k in missing]
-        for key, entry, saved in zip(missing, entries, self.weights.fetch_many(entries)):
-            self._runs[key] = self._rebuild(key[0], key[1], entry, saved)
-        return [self._runs[k] for k in keys]
+        return self.weights.fetch_once(self._runs, keys, lambda key: self.entry(*key),
+                                       lambda key, entry, saved: self._rebuild(key[0], key[1], entry, saved))
 
     def _rebuild(self, config: ExtrapolationConfig, seed: int, entry: cache.Entry,
                  saved: cache.Tensors) -> dict[int, Run]:

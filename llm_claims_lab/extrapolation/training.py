@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 import torch
 
-from llm_claims_lab import attention, cache
-from llm_claims_lab.devices import one_thread
+from llm_claims_lab.core import cache
+from llm_claims_lab.positional import attention
+from llm_claims_lab.core.devices import one_thread
 from llm_claims_lab.positional import absolute, biases, rope
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel, positional_scheme
 

@@ -15,6 +15,10 @@ Letters: B batch, T seq_len (T_q, T_k for queries and keys), D d_model, H heads.
 
 Each module says which of the three it is in its ``kind`` attribute (``"additive"``, ``"bias"``,
 ``"rotary"``), so a model can take any of them through one field.
+
+Beside them, not imported here: :mod:`.attention` (post A's single-head self-attention, which takes any of the
+three) and :mod:`.figures` (the sinusoidal table's figures). May import :mod:`llm_claims_lab.core` only
+(``tests/test_library_layout.py``).
 """
 
 

@@ -4,7 +4,7 @@ from ``model.safetensors`` with ``safe_open`` (no model is built), else through 
 + ``pytorch_model.bin`` (``weights_only``, never an arbitrary pickle); :func:`model_from_dir` builds the whole
 ``GPT2Model``. Each reads any GPT-2 unless given ``expect``, the dimensions it must have (``GPT2Config`` fields:
 ``vocab_size``, ``n_embd``, ``n_layer``, ``n_head``, ``n_positions``), compared wherever the header, config.json
-or the loaded tensors show them. Which directory to read is :mod:`llm_claims_lab.embeddings`' search.
+or the loaded tensors show them. Which directory to read is :mod:`llm_claims_lab.pretrained.embeddings`' search.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from llm_claims_lab.embedding_types import EmbeddingsUnavailable
+from llm_claims_lab.pretrained.embedding_types import EmbeddingsUnavailable
 from llm_claims_lab.inputs import wrong_format
 
 WTE_KEYS = ("wte.weight", "transformer.wte.weight")  # GPT2Model / GPT2LMHeadModel checkpoints

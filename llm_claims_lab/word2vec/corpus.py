@@ -18,7 +18,7 @@ import torch
 
 from llm_claims_lab import data
 from llm_claims_lab.inputs import wrong_format
-from llm_claims_lab.stemming import strip_particle
+from llm_claims_lab.word2vec.stemming import strip_particle
 
 ENV_VAR = "CLAIMS_CORPUS"
 EXPECTED = "a UTF-8 text file (.txt or .txt.xz), one paragraph per line"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab import corpus, segmenters, skipgram, stemming
-from llm_claims_lab.cache import Entry, Progress, WeightCache, code_digest, fingerprint
-from llm_claims_lab.json_files import InputFileError, read_json, rewrite_hint
+from llm_claims_lab.word2vec import corpus, segmenters, skipgram, stemming
+from llm_claims_lab.core.cache import Entry, Progress, WeightCache, code_digest, fingerprint
+from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
 
 
 @dataclasses.dataclass
@@ -124,14 +124,16 @@ class Word2VecLab:
         return Entry(name, fingerprint(config, code=TRAINING_CODE, device=self.device), build)
 
     def segmented(self, name: str) -> tuple[segmenters.TokenStream, segmenters.SegmentedVocabulary]:
-        """The corpus cut by segmenter ``name`` (:data:`llm_claims_lab.segmenters.SEGMENTERS`) and indexed as post A
+        """The corpus cut by segmenter ``name`` (:data:`llm_claims_lab.word2vec.segmenters.SEGMENTERS`) and indexed as post A
         indexes stems, and its vocabulary; segmented once and kept in the cache (Kiwi takes minutes).
 
         Raises:
-            llm_claims_lab.segmenters.SegmenterUnavailable: the segmenter is not installed.
+            llm_claims_lab.word2vec.segmenters.SegmenterUnavailable: the segmenter is not installed.
         """
-        if name not in self._streams:
-            segment, versions = segmenters.load(name)
+        loaded: dict[str, tuple[segmenters.Segment, dict[str, str]]] = {}  # name -> segmenters.load(name)
+
+        def entry(name: str) -> Entry:
+            segment, versions = loaded[name] = segmenters.load(name)
             paragraphs = corpus.read_paragraphs(self.corpus.path)
 
             def build(progress: Progress) -> dict[str, torch.Tensor]:
@@ -141,21 +143,24 @@ class Word2VecLab:
                         "tokens": torch.tensor([stream.tokens])}
 
             config = {"segmenter": name, "corpus_sha256": self.corpus.sha256, **versions}
-            saved = self.cache.fetch(Entry(f"corpus-{name}", fingerprint(
-                config, code=[segmenters, corpus.read_paragraphs], device="cpu"), build))
+            code = [segmenters, corpus.read_paragraphs]
+            return Entry(f"corpus-{name}", fingerprint(config, code=code, device="cpu"),
+                         build)
+
+        def load(name: str, _: Entry, saved: dict[str, torch.Tensor]):
             stream = segmenters.TokenStream(vocab=bytes(saved["vocab_utf8"].tolist()).decode("utf-8").split("\n"),
                                             ids=saved["ids"], tokens=int(saved["tokens"]))
-            self._streams[name] = stream, segmenters.SegmentedVocabulary(stream, segment, name)
-        return self._streams[name]
+            return stream, segmenters.SegmentedVocabulary(stream, loaded[name][0], name)
+
+        return self.cache.fetch_once(self._streams, [name], entry, load)[0]
 
     def segmented_model(self, name: str) -> Trained:
         """Post A's protocol (the ``trained`` model's config) on the corpus cut by segmenter ``name``.
 
         Raises:
-            llm_claims_lab.segmenters.SegmenterUnavailable: the segmenter is not installed.
+            llm_claims_lab.word2vec.segmenters.SegmenterUnavailable: the segmenter is not installed.
         """
-        key = f"trained-{name}"
-        if key not in self._models:
+        def entry(key: tuple[str, int]) -> Entry:
             stream, _ = self.segmented(name)
             cfg = self.config
             build = self._trainer(stream.ids, len(stream.vocab), cfg)
@@ -167,23 +172,23 @@ class Word2VecLab:
                       "vocab_sha256": vocab_sha256, "ids_sha256": ids_sha256}
             code = [skipgram.SkipGramConfig, skipgram.Lookup, skipgram.SkipGram, skipgram.sample_batch,
                     skipgram.train]
-            tensors = self.cache.fetch(Entry(f"skipgram-{name}", fingerprint(config, code=code, device=self.device),
-                                             build))
-            self._models[key] = Trained(tensors["w_in"], tensors["losses"].tolist())
-        return self._models[key]
+            return Entry(f"skipgram-{name}", fingerprint(config, code=code, device=self.device), build)
+
+        return self.cache.fetch_once(self._models, [(f"trained-{name}", self.config.seed)], entry,
+                                     lambda key, _, tensors: Trained(tensors["w_in"], tensors["losses"].tolist()))[0]
 
 
-CALIBRATION = Path(__file__).resolve().parents[1] / "calibration" / "word2vec.json"  # calibrate_word2vec.py
+CALIBRATION = "word2vec.json"  # its name in the calibration directory (written by calibrate_word2vec.py)
 
 
-def seed_noise(quantity: str, kernels: str, path: Path = CALIBRATION) -> tuple[float, str]:
+def seed_noise(quantity: str, kernels: str, path: Path) -> tuple[float, str]:
     """The SD over training seeds disjoint from the run's of a WS-353 ρ of post A's protocol (``quantity``:
     ``trained``, ``shuffled``, ``trained − shuffled``, or ``trained@STEP`` after a snapshot step), committed by
-    ``calibration/calibrate_word2vec.py``, and
+    ``calibration/calibrate_word2vec.py`` to ``path`` (the suite's: ``<rootdir>/calibration/word2vec.json``), and
     a note saying where it comes from (and whether it was measured under today's training code and kernels).
 
     Raises:
-        llm_claims_lab.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
+        llm_claims_lab.core.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
             this reads, ``quantity`` included; the message names it and the script.
     """
     fix = rewrite_hint("calibrate_word2vec.py", path)

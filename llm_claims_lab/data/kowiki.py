@@ -2,13 +2,13 @@
 
 The input is WikiExtractor's output format: each article opened by a ``<doc id="…" url="…" title="…">`` line,
 followed by the title line, the article's paragraphs one per line, and a ``</doc>`` line. The rules are those
-of the published corpus (``corpus_ko`` in :mod:`llm_claims_lab.data_registry`): wrappers and title lines dropped;
+of the published corpus (``corpus_ko`` in :mod:`llm_claims_lab.data.registry`): wrappers and title lines dropped;
 HTML entities decoded; leftover link markup (``[[target|text]]`` → ``text``), HTML tags and parentheses emptied
 by removed templates removed; a paragraph dropped when it holds a formula/code placeholder (``formula_N``,
 ``codice_N``) or table markup, holds no Hangul, has fewer than 3 whitespace tokens, or neither ends like a
 Korean sentence nor holds a complete ``…다.`` sentence. No deduplication. Applied to the 20 published files
 these rules reproduce the published text byte for byte (sha256 pinned in
-:data:`llm_claims_lab.data_registry.REGISTRY`).
+:data:`llm_claims_lab.data.registry.REGISTRY`).
 """
 
 from __future__ import annotations

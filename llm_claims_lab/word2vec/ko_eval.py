@@ -78,7 +78,7 @@ def explicit_dir(option: str | None) -> Path | None:
 
 def warn_if_unpublished(directory: Path) -> None:
     """Warn (:class:`UnpublishedEvalFile`) for each evaluation file in ``directory`` whose sha256 is not the
-    published one of the registry (:mod:`llm_claims_lab.data_registry`): a named copy that was edited, damaged
+    published one of the registry (:mod:`llm_claims_lab.data.registry`): a named copy that was edited, damaged
     or is another version is measured as given, and said so."""
     for published in data.REGISTRY.ko_eval.files:
         path = directory / Path(published.path).name

@@ -17,7 +17,7 @@ sequences, targets the tokens at ``i − 1`` and ``i + 1``: no target needs cont
 The model is post A's exp. 3 model with H heads: token embedding (``nn.Embedding``, N(0, 1)) and a positional
 table, added (``add``) or concatenated (``concat_half``: ``[tok D/2 ‖ pos D/2]``, the same width D;
 ``concat_full``: ``[tok D ‖ pos D]``, width 2D, post B's 'hidden size가 커지고'), H independent
-:class:`~llm_claims_lab.attention.SingleHeadSelfAttention` heads on the whole input (no mask), their outputs
+:class:`~llm_claims_lab.positional.attention.SingleHeadSelfAttention` heads on the whole input (no mask), their outputs
 concatenated ``[B, T, H·width]`` and read by one ``Linear`` per target.
 """
 
@@ -25,17 +25,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from llm_claims_lab import attention, cache
-from llm_claims_lab.attention import SingleHeadSelfAttention
-from llm_claims_lab.contextual import centred_subspace
-from llm_claims_lab.devices import one_thread
-from llm_claims_lab.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, absolute, biases, rope
+from llm_claims_lab.core import cache
+from llm_claims_lab.positional import attention
+from llm_claims_lab.positional.attention import SingleHeadSelfAttention
+from llm_claims_lab.core.subspaces import centred_subspace
+from llm_claims_lab.core.devices import one_thread
+from llm_claims_lab.positional import (LearnedPositionalEmbedding, SinusoidalPositionalEncoding, absolute,
+                                       biases, rope)
 
 TASKS = ("lookup", "positional")
 COMBINES = ("add", "concat_half", "concat_full")
@@ -251,14 +252,14 @@ def subspace_angle(model: HeadsModel, k: int) -> float:
     """
     if model.config.combine != "add":
         raise ValueError("token and position rows share one space only when they are added")
-    from scipy.linalg import subspace_angles  # imported on use, as llm_claims_lab.stats imports scipy
+    from scipy.linalg import subspace_angles  # imported on use, as llm_claims_lab.core.stats imports scipy
 
     tok, pos = model.tok_emb.weight.detach().cpu(), model.pos(model.config.seq_len).detach().cpu()
     angles = subspace_angles(centred_subspace(tok, k).numpy(), centred_subspace(pos, k).numpy())
     return math.degrees(float(angles.min()))
 
 
-CALIBRATION = Path(__file__).resolve().parents[1] / "calibration" / "heads.json"  # calibrate_heads.py
+CALIBRATION = "heads.json"  # its name in the calibration directory (written by calibrate_heads.py)
 SEEDS = 10  # trained seeds per configuration: the run's seed and the nine after it
 SPECIALISATION = HeadsConfig()  # post B's setting: sinusoidal PE added
 CONTROL = dataclasses.replace(SPECIALISATION, task="positional")  # same sequences, no content target
@@ -269,25 +270,24 @@ CONCAT = {combine: dataclasses.replace(ADD, combine=combine) for combine in ("co
 class HeadsLab:
     """Trained models of ``max(SEEDS, count)`` seeds (``seed`` … ``seed + max(SEEDS, count) − 1``; ``count``:
     the run's ``--claims-seeds``) per configuration, each trained once through ``weights`` (a
-    :class:`llm_claims_lab.cache.WeightCache`) and measured once per process."""
+    :class:`llm_claims_lab.core.cache.WeightCache`) and measured once per process."""
 
     def __init__(self, weights: cache.WeightCache, device: torch.device, seed: int, count: int = 1) -> None:
         self.weights, self.device = weights, torch.device(device)
         self.seeds = list(range(seed, seed + max(SEEDS, count)))
-        self._models: dict[HeadsConfig, list[HeadsModel]] = {}
+        self._models: dict[tuple[HeadsConfig, int], HeadsModel] = {}  # (config, seed) -> trained model
         self._measures: dict[HeadsConfig, list[Measures]] = {}
 
     def models(self, config: HeadsConfig) -> list[HeadsModel]:
         """The trained models of ``config``, one per seed (on ``device``)."""
-        if config not in self._models:
-            saved = self.weights.fetch_many([entry(config, s, self.device) for s in self.seeds])
-            models = []
-            for s, state in zip(self.seeds, saved):
-                model = initial_model(config, s)
-                model.load_state_dict(state)
-                models.append(model.to(self.device).eval())
-            self._models[config] = models
-        return self._models[config]
+        return self.weights.fetch_once(self._models, [(config, s) for s in self.seeds],
+                                       lambda key: entry(*key, self.device), self._model)
+
+    def _model(self, key: tuple[HeadsConfig, int], _: cache.Entry, state: cache.Tensors) -> HeadsModel:
+        """The trained model of ``key`` (config, seed) from its saved ``state_dict``, on ``device``."""
+        model = initial_model(*key)
+        model.load_state_dict(state)
+        return model.to(self.device).eval()
 
     def measures(self, config: HeadsConfig) -> list[Measures]:
         """:func:`measure` of every seed's model of ``config``."""

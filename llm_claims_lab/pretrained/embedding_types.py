@@ -1,4 +1,4 @@
-"""What the loaders of real embedding tables and models (:mod:`llm_claims_lab.embeddings`) return and
+"""What the loaders of real embedding tables and models (:mod:`llm_claims_lab.pretrained.embeddings`) return and
 raise."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from llm_claims_lab.analogy import Vocabulary
+from llm_claims_lab.core.analogy import Vocabulary
 
 
 class EmbeddingsUnavailable(RuntimeError):

@@ -13,9 +13,10 @@ source of the code that trains, torch version, device; see :func:`fingerprint`).
   a SHA-256 of every tensor; a file that fails to load, or whose fingerprint or checksum does not
   match, is reported and rebuilt. Temp files left by a killed build are removed when a cache is opened (those
   whose entry nobody is building) and by the next build of their entry.
+- The labs get their models through :meth:`WeightCache.fetch_once`: kept per process, else loaded or built.
 - ``retrain=True`` rebuilds each entry once per run (the run id is stored in the entry).
 - Every load and build is appended to ``<root>/events.jsonl`` (time, entry, pid, xdist worker, run id; a build's
-  wall and CPU seconds), which is how a run shows what it trained (:mod:`llm_claims_lab.build_log` reads it);
+  wall and CPU seconds), which is how a run shows what it trained (:mod:`llm_claims_lab.core.build_log` reads it);
   builds report progress through ``say``.
 """
 
@@ -30,20 +31,22 @@ import json
 import os
 import platform
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, MutableMapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from filelock import FileLock, Timeout
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
-from llm_claims_lab.atomic import temporary_files, write_atomic
-from llm_claims_lab.devices import cuda_numerics
+from llm_claims_lab.core.atomic import temporary_files, write_atomic
+from llm_claims_lab.core.devices import cuda_numerics
 
 Tensors = dict[str, torch.Tensor]
 Say = Callable[[str], None]
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 def code_digest(objects: Iterable[Any]) -> str:
@@ -68,7 +71,7 @@ def _code_digest(objects: tuple[Any, ...]) -> str:
 
 def describe_device(device: torch.device | str) -> str:
     """What of a device can change trained weights: its type and model (``cpu (x86_64)``; on CUDA the GPU
-    model and the numerics settings of :func:`llm_claims_lab.devices.cuda_numerics`, ``cuda (NVIDIA H200; CUDA
+    model and the numerics settings of :func:`llm_claims_lab.core.devices.cuda_numerics`, ``cuda (NVIDIA H200; CUDA
     12.6, …, TF32 off, deterministic on, …)``); not its index, so identical GPUs share entries."""
     device = torch.device(device)
     if device.type == "cuda":
@@ -199,6 +202,17 @@ class WeightCache:
             with FileLock(self._lock_path(entry)):
                 found[entry.key] = self._load_or_build(entry)
         return [found[entry.key] for entry in entries]
+
+    def fetch_once(self, memo: MutableMapping[K, V], keys: Sequence[K], entry: Callable[[K], Entry],
+                   load: Callable[[K, Entry, Tensors], V]) -> list[V]:
+        """The labs' one way to train once through the cache: the value of every key, in order, from ``memo`` (the
+        lab's, per process) when there, else made from its entry (``entry(key)``) by ``load(key, entry, tensors)``
+        and remembered. The missing entries are fetched together (:meth:`fetch_many`: loaded, or built and stored)."""
+        missing = [key for key in dict.fromkeys(keys) if key not in memo]
+        entries = [entry(key) for key in missing]
+        for key, found, tensors in zip(missing, entries, self.fetch_many(entries)):
+            memo[key] = load(key, found, tensors)
+        return [memo[key] for key in keys]
 
     def _load_or_build(self, entry: Entry) -> Tensors:
         """Under the entry's lock: its tensors from the file if valid, else from a new build."""

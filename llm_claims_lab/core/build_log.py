@@ -1,11 +1,11 @@
-"""What a run built, from the weight cache's ``events.jsonl`` (:mod:`llm_claims_lab.cache`): per entry its builds,
+"""What a run built, from the weight cache's ``events.jsonl`` (:mod:`llm_claims_lab.core.cache`): per entry its builds,
 loads and CPU-seconds, by phase, and whether anything was built twice.
 
 Phases, from the entry's name: ``evaluation`` (``…-eval{L}``: one trained checkpoint at one length),
 ``segmentation`` (``corpus-…``: a corpus cut by a segmenter), ``training`` (the rest: extrapolation, skip-gram
 and heads models).
 
-Run ``python -m llm_claims_lab.build_log EVENTS [--skip N] [--check-once]``: a Markdown table of CPU-seconds per
+Run ``python -m llm_claims_lab.core.build_log EVENTS [--skip N] [--check-once]``: a Markdown table of CPU-seconds per
 model and phase; ``--skip N`` leaves out the log's first N lines (the events of earlier runs, in a cache that is
 kept between runs); ``--check-once`` exits 1 when an entry was built more than once (a run should train and
 evaluate each fingerprint once). A line that is not a whole event (cut short by a killed process) is said and

