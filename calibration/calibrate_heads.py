@@ -57,7 +57,7 @@ def main() -> None:
     args.out = args.out or (here / CALIBRATION if device.type == "cpu" else here / f"heads-{device.type}.json")
     if device.type == "cuda":
         pin_cuda_numerics()
-    lab = HeadsLab(weights, device, seed=1, count=args.seeds)
+    lab = HeadsLab(weights, device, seeds=range(1, args.seeds + 1))
     values = {row: [round(v, 6) for v in per_seed(lab, row)] for row in ROWS}
     data = {"about": "Per-seed values of every heads row (llm_claims_lab/heads/rows.py) for seeds disjoint from the "
                      "suite's; regenerate with python calibration/calibrate_heads.py",

@@ -9,7 +9,7 @@ numbers are GPT-2's, shown for comparison.
 
 
 from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_rank,
-                              direction_cosine, listing, random_pair_cosines, share_at_least)
+                              direction_cosine, listing, neighbours_record, random_pair_cosines, share_at_least)
 from llm_claims_harness.declare import NO_PREDICTION, Case, Revision, at_least, at_most, claim, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 
@@ -41,7 +41,8 @@ def _verify_analogy(verify, glove, name: str, answer: str) -> None:
     kept = analogy(glove.table, glove.vocab, *inputs, exclude_inputs=False)
     verify(excluded[0][0], reference=answer,
            details={"top-5, inputs excluded": listing(excluded), "top-5, inputs kept": listing(kept),
-                    "vectors": glove.source})
+                    "vectors": glove.source},
+           samples=[neighbours_record(*inputs, answer, excluded) | {"top-5, inputs kept": kept}])
 
 
 @claim(
@@ -112,7 +113,8 @@ def test_inputs_not_excluded(verify, glove):
     queen = analogy_rank(glove.table, glove.vocab, *inputs, "queen", exclude_inputs=False)
     verify(kept[0][0], reference="king",
            details={"top-5, inputs kept": listing(kept), "vectors": glove.source,
-                    "rank of 'queen', inputs kept": queen})
+                    "rank of 'queen', inputs kept": queen},
+           samples=[neighbours_record(*inputs, "king", kept) | {"inputs": "kept", "rank of 'queen'": queen}])
 
 
 @claim(

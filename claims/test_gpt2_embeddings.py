@@ -12,7 +12,8 @@ import torch
 
 from llm_claims_lab.pretrained import embeddings
 from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
-                              direction_cosine, listing, random_pair_cosines, share_at_least, token_id)
+                              direction_cosine, listing, neighbours_record, random_pair_cosines, share_at_least,
+                              token_id)
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, close, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 
@@ -88,13 +89,16 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
     details = {"top-5, inputs excluded": listing(excluded),
                "top-5, inputs kept": listing(analogy(emb.table, emb.vocab, *inputs, exclude_inputs=False)),
                "post's top-5": listing(post), "weights": emb.source}
+    item = neighbours_record(*inputs, post[0][0], excluded) | {"post's top-5": post}  # the one question judged
     if quantity == "top1":
-        verify(repr(excluded[0][0]), details=details)
+        verify(repr(excluded[0][0]), details=details, samples=[item])
     elif quantity == "top5":
-        verify([repr(t) for t, _ in excluded], details=details)
+        verify([repr(t) for t, _ in excluded], details=details, samples=[item])
     else:
         scores = analogy_cosines(emb.table, emb.vocab, *inputs)  # [V]
-        verify([scores[token_id(emb.vocab, t)].item() for t, _ in post], details=details)
+        cosines = [scores[token_id(emb.vocab, t)].item() for t, _ in post]
+        verify(cosines, details=details,
+               samples=[item | {"cosines of the post's top-5": [[t, c] for (t, _), c in zip(post, cosines)]}])
 
 
 @claim(
@@ -172,7 +176,8 @@ def test_inputs_not_excluded(verify, gpt2_wte):
     queen = analogy_rank(gpt2_wte.table, gpt2_wte.vocab, *inputs, " queen", exclude_inputs=False)
     verify(repr(kept[0][0]), reference=repr(" king"),
            details={"top-5, inputs kept": listing(kept), "weights": gpt2_wte.source,
-                    "rank of ' queen', inputs kept": queen})
+                    "rank of ' queen', inputs kept": queen},
+           samples=[neighbours_record(*inputs, " king", kept) | {"inputs": "kept", "rank of ' queen'": queen}])
 
 
 @claim(

@@ -16,17 +16,17 @@ import pytest
 import torch
 
 from llm_claims_lab.word2vec import corpus, ko_eval
-from llm_claims_lab.core.analogy import analogy, analogy_cosines, analogy_rank, cosine, listing, token_id
+from llm_claims_lab.core.analogy import analogy, analogy_cosines, answer, cosine, listing, token_id
 from llm_claims_harness.declare import NO_PREDICTION, Case, Quote, Revision, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.core.stats import bootstrap, mean_over_seeds, proportion_interval
 from fixtures import CALIBRATION_DIR
 from llm_claims_lab.word2vec.lab import CALIBRATION, seed_noise
 from llm_claims_lab.word2vec.figures import plot_relatedness, write_neighbour_table
 from llm_claims_lab.word2vec.stemming import strip_particle
-from word2vec_common import (CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, analogy_hits, covered, neighbours, vocabulary,
-                             ws353_vocabulary)
+from word2vec_common import (CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, analogy_items, covered, neighbours,
+                             per_seed, vocabulary, ws353_vocabulary)
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
 # Post A's closing caveat on analogies (its remark under the neighbour table: word2vec_common.CLUSTERS).
@@ -122,10 +122,11 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
     vocab = ws353_vocabulary(word2vec, ws353)  # enough pairs covered, checked before training
     models = word2vec.models(model_kind)  # one per seed of --claims-seeds; the first is the run's seed
     model = models[0]
-    cos, human, same_row = ws353_score(model.w_in, vocab, ws353)
+    (cos, human, same_row), log = ws353_items(model.w_in, vocab, ws353)  # log: one record per pair
     n, rho = len(cos), spearman(cos, human)
     boot = bootstrap((cos, human), spearman, seed=seed)
-    rhos = [rho] + [spearman(*ws353_score(m.w_in, vocab, ws353)[:2]) for m in models[1:]]
+    others = [ws353_items(m.w_in, vocab, ws353) for m in models[1:]]
+    rhos = [rho] + [spearman(*score[:2]) for score, _ in others]
     low, high = boot.confidence_interval
     s_cos, s_human, _ = ws353_score(model.w_in, vocab, ws353, lookup=strip_particle)
     details = {"coverage": f"{n} of {len(ws353)} pairs ({100 * n / len(ws353):.0f} %; {same_row} pair of "
@@ -153,7 +154,8 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
     seed_sd, details["seed noise"] = seed_noise(model_kind, word2vec.config.kernels,
                                                 CALIBRATION_DIR / CALIBRATION)
     measured, noise = mean_over_seeds(rhos, boot.standard_error, seed_sd)
-    verify(measured, details=details, noise=noise, figures=figures)
+    verify(measured, details=details, noise=noise, figures=figures,
+           samples=per_seed(word2vec.seeds, [log] + [records for _, records in others]))
 
 
 @claim(
@@ -204,17 +206,19 @@ def test_analogy_ko(verify, word2vec, ko_analogies, case):
         pytest.skip(f"{section}: {n} covered item{'s' if n != 1 else ''} of {len(items)} cannot decide the 10 % bound "
                     f"at the suite's {100 * DECISION_LEVEL:.2f} % level even at 0 % or 100 % correct (exact interval "
                     f"at 0 %: [0, {extremes[0][1]:.1f}] %; at 100 %: [{extremes[n][0]:.1f}, 100] %)")
-    hits = analogy_hits(table, vocab, covered_items)
+    hits, log = analogy_items(table, vocab, covered_items)  # log: one record per covered item
     sample = covered_items[0]
     details = {"coverage": f"{n} of {len(items)} items ({100 * n / len(items):.1f} %)", "correct": hits,
                f"e.g. {sample.a} : {sample.b} = {sample.c} : ?":
                    listing(analogy(table, vocab, sample.b, sample.a, sample.c, k=3)) + f" (answer {sample.d})"}
-    seed_hits = [hits] + [analogy_hits(t, vocab, covered_items) for t in tables[1:]]
+    others = [analogy_items(t, vocab, covered_items) for t in tables[1:]]
+    seed_hits = [hits] + [h for h, _ in others]
     if len(tables) > 1:
         details["% per seed"] = {s: round(100 * h / n, 2) for s, h in zip(word2vec.seeds, seed_hits)}
     intervals = [[100 * v for v in proportion_interval(h, n, level=DECISION_LEVEL)] for h in seed_hits]
     verify(sum(100 * h / n for h in seed_hits) / len(seed_hits), details=details,
-           interval=(min(lo for lo, _ in intervals), max(hi for _, hi in intervals)))
+           interval=(min(lo for lo, _ in intervals), max(hi for _, hi in intervals)),
+           samples=per_seed(word2vec.seeds, [log] + [records for _, records in others]))
 
 
 @claim(
@@ -235,11 +239,13 @@ def test_small_corpus_no_analogy(verify, word2vec):
     tables = [m.w_in for m in word2vec.models("trained")]  # one per seed of --claims-seeds
     table = tables[0]
     queen = analogy_cosines(table, vocab, "왕", "남자", "여자")[token_id(vocab, "여왕")].item()
-    ranks = [analogy_rank(t, vocab, "왕", "남자", "여자", "여왕") for t in tables]
+    answers = [answer(t, vocab, "왕", "남자", "여자", "여왕") for t in tables]  # one question per seed's table
+    ranks = [a.rank for a in answers]
     details = {"top-5": listing(analogy(table, vocab, "왕", "남자", "여자", k=5)), "cosine of 여왕": round(queen, 3)}
     if len(tables) > 1:
         details["rank per seed"] = dict(zip(word2vec.seeds, ranks))
-    verify(min(ranks), details=details)  # the best seed: one seed that answers 여왕 refutes the claim
+    verify(min(ranks), details=details,  # the best seed: one seed that answers 여왕 refutes the claim
+           samples=per_seed(word2vec.seeds, [[a.record()] for a in answers]))
 
 
 @claim(

@@ -10,7 +10,7 @@ disjoint from the run's (``calibration/word2vec.json``).
 import math
 
 from llm_claims_harness.declare import Case, at_least, claim
-from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.word2vec.skipgram import SkipGramConfig
 from llm_claims_lab.core.stats import bootstrap
 from fixtures import CALIBRATION_DIR
@@ -38,11 +38,11 @@ STEPS = SkipGramConfig(seed=0).snapshots  # the snapshot steps of the protocol's
 def test_steps_sweep(verify, word2vec, ws353, seed, step):
     vocab = ws353_vocabulary(word2vec, ws353)  # enough pairs covered, checked before training
     model = word2vec.model("trained")
-    cos, human, _ = ws353_score(model.snapshots[step], vocab, ws353)
+    (cos, human, _), log = ws353_items(model.snapshots[step], vocab, ws353)  # log: one record per pair
     boot = bootstrap((cos, human), spearman, seed=seed)
     seed_sd, note = seed_noise(f"trained@{step}", word2vec.config.kernels, CALIBRATION_DIR / CALIBRATION)
     final = spearman(*ws353_score(model.w_in, vocab, ws353)[:2])
     verify(spearman(cos, human), noise=math.hypot(boot.standard_error, seed_sd),
            details={"pairs": len(cos), "bootstrap SE": round(boot.standard_error, 4), "seed noise": note,
                     "ρ after 20,000 steps (w2v.ws353[trained])": round(final, 4),
-                    "loss at that step": model.losses[step // 100 - 1]})
+                    "loss at that step": model.losses[step // 100 - 1]}, samples=log)

@@ -16,13 +16,13 @@ import pytest
 from llm_claims_harness.declare import Case, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.word2vec import ko_eval
-from llm_claims_lab.core.analogy import analogy_rank
-from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.core.analogy import analogy_rank, answer
+from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.core.stats import bootstrap, proportion_interval
 from fixtures import CALIBRATION_DIR
 from llm_claims_lab.word2vec.lab import CALIBRATION, seed_noise
-from word2vec_common import (KERNELS_DEVIATION, analogy_hits, covered, plant_analogies, vocabulary,
-                             ws353_vocabulary)
+from word2vec_common import (KERNELS_DEVIATION, analogy_hits, analogy_items, covered, plant_analogies,
+                             vocabulary, ws353_vocabulary)
 
 NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-seed … +39): each costs a random draw
 EQUIVALENCE = 0.1  # |ρ| below Cohen's (1988) 'small' correlation, 0.1: no association worth the name
@@ -79,13 +79,14 @@ def ws353_null(word2vec, ws353) -> list[float]:
 )
 def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
     vocab = vocabulary(word2vec)
-    trained_cos, human, _ = ws353_score(word2vec.model("trained").w_in, vocab, ws353)
+    (trained_cos, human, _), log = ws353_items(word2vec.model("trained").w_in, vocab, ws353)  # one record per pair
     null_mean, null_sd = statistics.fmean(ws353_null), statistics.stdev(ws353_null)
     null_se = null_sd / math.sqrt(len(ws353_null))
     details = {"pairs": len(human), f"untrained ρ over {NULL_TABLES} tables: mean, SD, min, max":
                [round(v, 4) for v in (null_mean, null_sd, min(ws353_null), max(ws353_null))]}
     if case == "untrained_null":
-        verify(null_mean, reference=0.0, noise=null_se, details=details)
+        verify(null_mean, reference=0.0, noise=null_se, details=details,  # the items: the untrained tables
+               samples=[{"table": i, "seed": word2vec.seeds[0] + i, "rho": r} for i, r in enumerate(ws353_null)])
         return
     trained = spearman(trained_cos, human)
     kernels = word2vec.config.kernels
@@ -93,15 +94,18 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, seed):
         boot = bootstrap((trained_cos, human), spearman, seed=seed)
         seed_sd, details["seed noise"] = seed_noise("trained", kernels, CALIBRATION_DIR / CALIBRATION)
         details |= {"ρ trained": round(trained, 4), "bootstrap SE of ρ trained": round(boot.standard_error, 4)}
-        verify(trained - null_mean, noise=math.hypot(boot.standard_error, null_se, seed_sd), details=details)
+        verify(trained - null_mean, noise=math.hypot(boot.standard_error, null_se, seed_sd), details=details,
+               samples=log)
         return
-    shuffled_cos = ws353_score(word2vec.model("shuffled").w_in, vocab, ws353)[0]
+    (shuffled_cos, _, _), shuffled_log = ws353_items(word2vec.model("shuffled").w_in, vocab, ws353)
     boot = bootstrap((trained_cos, shuffled_cos, human), lambda t, s, h: spearman(t, h) - spearman(s, h), seed=seed)
     details |= {"ρ trained, ρ shuffled": [round(trained, 4), round(spearman(shuffled_cos, human), 4)],
                 "95 % interval (paired bootstrap BCa)": [round(v, 3) for v in boot.confidence_interval]}
     seed_sd, details["seed noise"] = seed_noise("trained − shuffled", kernels,
                                                 CALIBRATION_DIR / CALIBRATION)
-    verify(trained - spearman(shuffled_cos, human), noise=math.hypot(boot.standard_error, seed_sd), details=details)
+    log = [t | {"cosine": {"trained": t["cosine"], "shuffled": s["cosine"]}} for t, s in zip(log, shuffled_log)]
+    verify(trained - spearman(shuffled_cos, human), noise=math.hypot(boot.standard_error, seed_sd), details=details,
+           samples=log)
 
 
 @claim(
@@ -142,9 +146,10 @@ def test_analogy_controls(verify, word2vec, ko_analogies, case):
     if case == "planted_queen":
         queen = ko_eval.Analogy(a="남자", b="왕", c="여자", d="여왕")
         table, _ = plant_analogies(word2vec.model("trained").w_in, vocab, [queen])
-        verify(analogy_rank(table, vocab, "왕", "남자", "여자", "여왕"),
+        planted_answer = answer(table, vocab, "왕", "남자", "여자", "여왕")
+        verify(planted_answer.rank,
                details={"rank on the trained table": analogy_rank(word2vec.model("trained").w_in, vocab, "왕", "남자",
-                                                                  "여자", "여왕")})
+                                                                  "여자", "여왕")}, samples=[planted_answer.record()])
         return
     items = covered(vocab, [it for section in ko_analogies.values() for it in section])
     details = {"covered items": len(items)}
@@ -154,7 +159,7 @@ def test_analogy_controls(verify, word2vec, ko_analogies, case):
         items = planted
     else:
         table = word2vec.untrained_tables(1)[0]
-    hits = analogy_hits(table, vocab, items)
+    hits, log = analogy_items(table, vocab, items)  # log: one record per judged item
     low, high = proportion_interval(hits, len(items), level=DECISION_LEVEL)
     verify(100 * hits / len(items), interval=(100 * low, 100 * high),
-           details={**details, "judged items": len(items), "correct": hits})
+           details={**details, "judged items": len(items), "correct": hits}, samples=log)

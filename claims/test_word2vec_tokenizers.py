@@ -16,7 +16,7 @@ import torch
 
 from llm_claims_lab.core.analogy import WordList, cosine, listing
 from llm_claims_harness.declare import Case, Quote, at_least, claim
-from llm_claims_lab.word2vec.relatedness import rho_difference
+from llm_claims_lab.word2vec.relatedness import rho_difference_items
 from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
 from word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
 
@@ -91,11 +91,11 @@ def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
     stems = WordList(word2vec.corpus.vocab, name="the skip-gram vocabulary", hint="particle-stripped stems")
     tables = {"stems": (word2vec.model("trained").w_in, stems), segmenter: (own, vocab)}
     first, second = ("stems", segmenter) if segmenter == "gpt2_bpe" else (segmenter, "stems")
-    result = rho_difference(tables, ws353, first, second, seed=seed)
+    result, log = rho_difference_items(tables, ws353, first, second, seed=seed)  # log: one record per pair
     details = {"pairs both cover": f"{result['n']} of {len(ws353)}", "ρ on those pairs": result["rho"],
                "pairs each covers alone": result["own coverage"],
                "95 % interval (bootstrap BCa)": result["interval"],
                f"{segmenter} vocabulary": f"{len(stream.vocab):,} tokens; {stream.ids.numel():,} of "
                                           f"{stream.tokens:,} corpus tokens kept",
                "neighbours": {q: {k: _neighbours(t, v, q) for k, (t, v) in tables.items()} for q in QUERIES}}
-    verify(result["delta"], noise=result["se"], details=details)
+    verify(result["delta"], noise=result["se"], details=details, samples=log)

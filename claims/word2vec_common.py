@@ -11,7 +11,7 @@ import torch
 
 from llm_claims_harness.declare import Quote
 from llm_claims_lab.word2vec import ko_eval
-from llm_claims_lab.core.analogy import WordList, analogy_rank, cosine, token_id
+from llm_claims_lab.core.analogy import WordList, analogy_rank, answer, cosine, token_id
 from llm_claims_lab.word2vec.relatedness import covered_pairs
 from llm_claims_lab.word2vec.skipgram import KERNELS
 
@@ -80,6 +80,19 @@ def analogy_hits(table: torch.Tensor, vocab: WordList, items: list[ko_eval.Analo
     """How many covered ``items`` (a : b = c : d) 3CosAdd answers: ``d`` is the row nearest to b − a + c by cosine
     in ``table`` [V, D], the three inputs excluded (post A, exp. 2's arithmetic; Mikolov et al. 2013)."""
     return sum(analogy_rank(table, vocab, it.b, it.a, it.c, it.d) == 1 for it in items)
+
+
+def analogy_items(table: torch.Tensor, vocab: WordList, items: list[ko_eval.Analogy]) -> tuple[int, list[dict]]:
+    """:func:`analogy_hits` and one record per item for the report's per-item log, from the same scoring: the item
+    as written (a : b = c : ``expected``), 3CosAdd's query b − a + c, its top-1 ``answer`` and cosine, the rank of
+    ``expected`` and whether it is ``correct`` (ranks first)."""
+    answers = [answer(table, vocab, it.b, it.a, it.c, it.d) for it in items]
+    return sum(a.correct for a in answers), [a.record() | {"a": it.a, "b": it.b} for it, a in zip(items, answers)]
+
+
+def per_seed(seeds, logs: list[list[dict]]) -> list[dict]:
+    """Per-item logs of one table per seed, in one list: each record with its ``seed`` first."""
+    return [{"seed": seed, **record} for seed, records in zip(seeds, logs, strict=True) for record in records]
 
 
 def plant_analogies(table: torch.Tensor, vocab: WordList,

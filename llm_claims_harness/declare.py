@@ -4,8 +4,8 @@ A claim is declared once, on the test function that measures it::
 
     @claim(
         id="pe.sin.position0",
-        post="B", section="formula",  # a registered post and section (the suite's pytest_claims_posts hook)
-        source="Post B, 'sinusoidal positional encoding 공식 읽기'",
+        post="T", section="formula",  # a registered post, one of its sections (the pytest_claims_posts hook)
+        source="Post T, the section that gives the formula",
         statement="PE(0) is 0 in every sin channel and 1 in every cos channel.",
         post_value=[0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
         tolerance=exact("sin(0) = 0 and cos(0) = 1 are exact in IEEE arithmetic"),
@@ -92,7 +92,7 @@ class Claim:
     from version 2), ``cases`` (per sub-case overrides), ``deviation`` (how our protocol differs from the
     post's, shown in the report), ``revised`` (a :class:`Revision` when ``expect`` is not the expectation
     registered before measuring), ``quote`` (a :class:`Quote`: the post's sentence a ``post`` or ``literal`` row
-    tests; required for those kinds), ``post`` and ``section`` (the registered post and section the row comes
+    tests; required for those kinds), ``post`` and ``section`` (the registered post, and its section, the row comes
     from, required for those kinds and checked against the suite's registry at collection:
     :mod:`llm_claims_harness.posts`).
     """
@@ -124,8 +124,8 @@ class Claim:
             raise ClaimDeclarationError(f"{name}: source and statement are required")
         if (self.post is None) != (self.section is None) or not all(
                 v is None or (isinstance(v, str) and v.strip()) for v in (self.post, self.section)):
-            raise ClaimDeclarationError(f"{name}: post and section go together: name both (a registered post id and "
-                                        "one of its section ids) or neither")
+            raise ClaimDeclarationError(f"{name}: post, section go together: name both (a registered post id, one of "
+                                        "its section ids) or neither")
         if self.tolerance is None and (not self.cases or any(c.tolerance is None for c in self.cases.values())):
             raise ClaimDeclarationError(f"{name}: no tolerance declared; every claim (or each of its cases) "
                                         "needs one, with its reason")

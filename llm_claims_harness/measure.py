@@ -75,7 +75,7 @@ def figure(figures_dir: Path | None) -> Callable[[str, Callable[[Path], None]], 
     the cases of a claim share a figure) and return the link ``["figures/<name>"]`` to pass as
     ``verify(..., figures=...)``; under ``--no-claims-report`` nothing is drawn and the list is empty. Draw
     from what was measured, after measuring, so that a figure never changes a value, and write atomically
-    (:func:`llm_claims_lab.atomic.write_atomic`)."""
+    (a temporary file moved onto the name)."""
     drawn: set[str] = set()
 
     def _figure(name: str, draw: Callable[[Path], None]) -> list[str]:

@@ -33,5 +33,5 @@ def in_post(row: Row, registry: Registry) -> tuple:
 
 
 def beyond(row: Row, registry: Registry) -> tuple:
-    """Sort key on the page of rows beyond the posts: kind, post and section, id."""
+    """Sort key on the page of rows beyond the posts: kind, then post, section, id."""
     return group(row), registry.place(row.post, row.section), natural(row.id)

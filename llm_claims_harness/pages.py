@@ -115,9 +115,11 @@ def _index(doc: Document, registry: Registry, books: dict[str, dict[str, tuple[s
                    "posts (further claims and controls). In full: declarations [CATALOGUE.md](CATALOGUE.md), values "
                    "[results.json](results.json) ([SCHEMA.md](SCHEMA.md)), the items scored by the rows that score "
                    "items [samples.jsonl](samples.jsonl)."), ""]
-    lines += [f"- {cell(p.cited())}: " + _links(books.get(p.id, {})) for p in registry.posts]
-    if BEYOND in books:
-        lines.append(f"- Beyond the posts: {_links(books[BEYOND])}")
+    for key, title in [*((p.id, cell(p.cited())) for p in registry.posts), (BEYOND, "Beyond the posts")]:
+        book = books.get(key, {})
+        on = [r for _, part in book.values() for r in part]
+        lines += wrap(f"- {title}: {_links(book)}" + (f" · {len(on)} rows: " + "; ".join(summary_lines(on))
+                                                     if on else " (no rows measured)"))
     unexpected = [r.id for r in rows if r.as_expected is False]
     lines += ["", f"**{len(rows)} rows** — " + (f"**not as expected: {', '.join(unexpected)}**" if unexpected
                                                 else "every decided verdict as expected."), "",

@@ -1,4 +1,4 @@
-"""Path checks shared by the harness and the suites that use it (no torch)."""
+"""Path checks shared by the harness and the suites that use it."""
 
 from __future__ import annotations
 

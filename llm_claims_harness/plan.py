@@ -29,6 +29,12 @@ class RunPlan:
         return cls(seed=seed, seeds=tuple(range(seed, seed + n)), device=device, device_name=name)
 
 
+    def at_least(self, n: int) -> tuple[int, ...]:
+        """The run's seeds, extended to ``n`` when it has fewer: ``seed`` … ``seed + max(n, len(seeds)) − 1``, for a
+        protocol that needs ``n`` seeds."""
+        return tuple(range(self.seed, self.seed + max(n, len(self.seeds))))
+
+
 def plan(config: pytest.Config) -> RunPlan:
     """This run's plan (built at configure time)."""
     return config.stash[PLAN]

@@ -73,13 +73,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="measure and judge, but do not write the report")
     group.addoption("--claims-catalogue", action="store_true",
                     help="list every declared claim (id, kind, source, statement, post value, tolerance, "
-                         "expected verdict, version) in CATALOGUE.md in the report directory, without "
+                         "expected verdict, version) in CATALOGUE.md and its pages in the report directory, without "
                          "measuring anything")
     group.addoption("--claims-strict", action="store_true",
                     help="fail the run on an inconclusive claim (a value within its noise of a bound); by "
                          "default such a row passes with a warning, and --claims-seeds N usually decides it")
     group.addoption("--claims-seed", type=_seed, default=42, metavar="N",
-                    help="seed of every random draw in the claims (default: 42, the posts' seed)")
+                    help="seed of every random draw in the claims (default: 42)")
     group.addoption("--claims-seeds", type=_positive_int, default=1, metavar="N",
                     help="trained claims run N seeds, --claims-seed and the N − 1 after it, and judge the "
                          "mean, whose noise is the calibration's SD / √N (default: 1)")
@@ -235,7 +235,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error
         listed = [(spec_of(item).resolve(case_id(item)), item.nodeid.split("::")[0])
                   for item in items if spec_of(item) is not None]
-        path = catalogue.write(report_dir(config) / "CATALOGUE.md", listed, registry)
+        path = catalogue.write(report_dir(config), listed, registry)
         config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
 
 

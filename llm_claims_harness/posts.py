@@ -1,7 +1,7 @@
 """The posts a suite verifies, as data: each post's id, title, date, address and sections in the post's order.
 
 The suite owns its registry and hands it to the harness by implementing the ``pytest_claims_posts`` hook
-(:mod:`llm_claims_harness.hooks`); the harness holds no word of any post. A claim names its post and section
+(:mod:`llm_claims_harness.hooks`); the harness holds no word of any post. A claim names its post, one of its sections
 (``@claim(post="A", section="exp1", ...)``), checked against the registry at collection: the report's order, its
 § column and its pages (one per post) come from the registry, never from parsing a row's free-text ``source``.
 """
@@ -47,7 +47,7 @@ class Post:
     note: str = ""
 
     def cited(self) -> str:
-        """One line: ``Post A: "title" (2026-07-12), address``."""
+        """One line: ``Post T: "title" (2026-07-12, address)``."""
         extra = ", ".join(p for p in (self.date, self.address, self.note) if p)
         return f"Post {self.id}: \"{self.title}\"" + (f" ({extra})" if extra else "")
 

@@ -21,7 +21,7 @@ def _f(doc: str, **kwargs: Any) -> Any:
 
 
 def jsonable(value: Any) -> Any:
-    """Plain JSON types only: numpy and torch scalars become Python numbers (a row must also cross
+    """Plain JSON types only: numpy scalars and 0-d arrays become Python numbers (a row must also cross
     pytest-xdist's channel, which refuses anything else), non-finite floats their text."""
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:
         value = value.item()  # numpy scalar or 0-d tensor
@@ -54,7 +54,7 @@ class Revision:
 
 @dataclasses.dataclass(frozen=True)
 class Quote:
-    """The sentence of the post a row tests: ``text``, the post's own words (in its language, shortened with
+    """The sentence a row tests, from its post: ``text``, the post's own words (in its language, shortened with
     ``…``), and ``gloss``, an English gloss of them."""
 
     text: str

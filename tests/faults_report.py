@@ -14,28 +14,33 @@ from faults_common import TRUNCATIONS, leftovers, scenario
 from faults_state import FORMATS, ROOT, damage, run
 
 
-def committed_report(out: Path) -> dict:
-    """The committed report, as loaded; ``out`` made to hold its first three rows as the previous report."""
+def committed_report(out: Path):
+    """The committed report's fourth row, measured again by a run, and ``out`` made to hold the report's first three
+    rows as the previous report."""
+    from claims.posts import POSTS
+    from llm_claims_harness import results
+    from llm_claims_harness.posts import Registry
+
     data = json.loads((ROOT / "reports" / "results.json").read_text(encoding="utf-8"))
     out.mkdir()
     (out / "results.json").write_text(json.dumps({**data, "claims": data["claims"][:3]}), encoding="utf-8")
-    return data
+    row = results.read(ROOT / "reports" / "results.json").rows[3]
+    return results.Measured("a-run", {"date": "now"}, {row.id: row}, {}, {}), Registry.of(POSTS)
 
 
 def previous_fails(tmp_path: Path, fault: str, way: str) -> None:
     """A damaged previous results.json: compare names it (exit 2, one line); the report is written without it."""
     from llm_claims_harness import results
 
-    data, out = committed_report(tmp_path / "reports"), tmp_path / "reports"
+    (run_, registry), out = committed_report(tmp_path / "reports"), tmp_path / "reports"
     (good := tmp_path / "good.json").write_bytes((previous := out / "results.json").read_bytes())
     damage(previous, fault, way, {"schema": {"name": "llm-claims-catalogue"}, "claims": {}})
     proc = run("-m", "llm_claims_harness.compare", str(previous), str(good))
     assert (proc.returncode, proc.stdout, proc.stderr.count("\n")) == (2, "", 1) and str(previous) in proc.stderr
-    row = data["claims"][3]
-    _, warning = results.write(out, {row["id"]: row}, {}, data["environment"])
+    _, warning = results.write(out, run_, registry)
     assert (str(previous) in warning) == (fault != "missing") and "\n" not in warning, warning
     written = json.loads(previous.read_text(encoding="utf-8"))
-    assert [r["id"] for r in written["claims"]] == [row["id"]] and written["warning"] == warning
+    assert [r["id"] for r in written["claims"]] == list(run_.rows) and written["warning"] == warning
     assert not leftovers(out)
 
 
@@ -94,14 +99,13 @@ def _(tmp_path: Path, _variant: str) -> None:
 def _(tmp_path: Path, _variant: str) -> None:
     from llm_claims_harness import results
 
-    data, out = committed_report(tmp_path / "reports"), tmp_path / "reports"
+    (run_, registry), out = committed_report(tmp_path / "reports"), tmp_path / "reports"
     for name in ("CLAIMS.md", "results.json", "SCHEMA.md"):
         stale = out / f".{name}.killed.tmp"
         stale.write_text('{"claims": [')  # a killed run's partial writes, an hour old
         os.utime(stale, (time.time() - 3600,) * 2)
     (out / ".CLAIMS.md.running.tmp").write_text("# half")  # another run's, being written now: kept
-    row = data["claims"][3]
-    results.write(out, {row["id"]: row}, {}, data["environment"])
+    results.write(out, run_, registry)
     assert leftovers(out) == [".CLAIMS.md.running.tmp"]
     assert len(json.loads((out / "results.json").read_text())["claims"]) == 4
 

@@ -1,5 +1,6 @@
-"""The layout the README promises: the harness imports no torch, the library no pytest, and no module of the
-project is longer than a reader can hold (300 lines)."""
+"""The layout the README promises: the harness imports no torch and holds no word of this project (its posts, its
+library, its hardware), the library imports no pytest, and no module of the project is longer than a reader can
+hold (300 lines)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,16 @@ def _imported_after(package: str) -> set[str]:
 
 def test_harness_imports_no_torch() -> None:
     assert "torch" not in _imported_after("llm_claims_harness")
+
+
+@pytest.mark.parametrize("word", ["post a", "dgx", "torch", "llm_claims_lab", "위치"])
+def test_harness_holds_no_word_of_this_project(word: str) -> None:
+    """What ``grep -ri`` finds in the harness's sources and its pyproject: nothing (the suite hands the harness its posts,
+    devices and environment through hooks)."""
+    files = [p for p in (ROOT / "llm_claims_harness").rglob("*") if p.suffix in (".py", ".toml")
+             and "build" not in p.relative_to(ROOT).parts]
+    assert len(files) > 10
+    assert [str(p.relative_to(ROOT)) for p in files if word in p.read_text(encoding="utf-8").lower()] == []
 
 
 def test_library_imports_no_pytest() -> None:

@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 from toy_posts import TOY_POSTS
 
+from llm_claims_harness import catalogue
+from llm_claims_harness.markdown import BUDGET
+
 # the harness is the plugin of its entry point; the suite's options and device come from fixtures/
 SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS
 
@@ -30,7 +33,7 @@ def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_toy=TOY)
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue")
     assert result.ret == 0
-    text = (pytester.path / "reports" / "CATALOGUE.md").read_text(encoding="utf-8")
+    text = "".join(p.read_text(encoding="utf-8") for p in sorted((pytester.path / "reports").glob("CATALOGUE*.md")))
     assert ("| `toy.never_run` | post | § T s: Post B, 'a section': “토큰 두 개” (two tokens) | a claim whose test would "
             "fail | 2 tokens | exact: integers | holds: the post's sentence | 1 |") in text
     assert '- Post T: "A toy post"' in text  # the registry's posts, not this project's
@@ -44,7 +47,7 @@ def test_catalogue_takes_no_path_argument(pytester: pytest.Pytester) -> None:
     before = target.read_text(encoding="utf-8")
     assert pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue", str(target)).ret == 0
     assert target.read_text(encoding="utf-8") == before
-    assert (pytester.path / "reports" / "CATALOGUE.md").exists()
+    assert (pytester.path / "reports" / "CATALOGUE.md").exists() and (pytester.path / "reports" / "CATALOGUE-1.md").exists()
 
 
 def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
@@ -55,11 +58,35 @@ def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
 
 
 def test_committed_catalogue_is_current(pytester: pytest.Pytester, tmp_path: Path) -> None:
-    """reports/CATALOGUE.md says what the declarations say; regenerate with `pytest --claims-catalogue`."""
-    fresh = tmp_path / "CATALOGUE.md"
+    """reports/CATALOGUE*.md say what the declarations say, every page within its budget; regenerate with
+    `pytest --claims-catalogue`."""
     # in a subprocess: an in-process run would drop the C extensions the claims import (numpy's cannot load twice)
     result = pytester.runpytest_subprocess(str(ROOT / "claims"), "-p", "no:cacheprovider", "--claims-catalogue",
                                            f"--claims-report-dir={tmp_path}")
     assert result.ret == 0
-    committed = (ROOT / "reports" / "CATALOGUE.md").read_text(encoding="utf-8")
-    assert fresh.read_text(encoding="utf-8") == committed, "reports/CATALOGUE.md is stale: run pytest --claims-catalogue"
+    fresh = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("CATALOGUE*.md")}
+    committed = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "reports").glob("CATALOGUE*.md")}
+    assert fresh == committed, "reports/CATALOGUE*.md are stale: run pytest --claims-catalogue"
+    assert all(len(text.encode("utf-8")) <= BUDGET for text in fresh.values())
+
+
+def test_catalogue_pages_pack_files_within_the_budget() -> None:
+    from llm_claims_harness.posts import Post, Registry, Section
+    from llm_claims_harness.row import Declared
+    from llm_claims_harness.tolerance import exact
+
+    def declared(i: int) -> Declared:
+        return Declared(id=f"toy.c{i}", claim_id=f"toy.c{i}", case=None, post="T", section="s", kind="post",
+                        source="s", statement="a long statement " * 20, post_value=1, unit="",
+                        tolerance=exact("r"), expected_verdict="holds", expect_source="e", preregistered_expect="holds",
+                        preregistered_source="e", revision=None, quote=None, version=1, version_note="",
+                        deviation="")
+
+    registry = Registry.of([Post("T", "A toy post", (Section("s", "s"),))])
+    rows = [(declared(i), f"claims/test_{i % 7}.py") for i in range(400)]
+    texts = catalogue.pages(rows, registry, budget=20_000)
+    assert len(texts) > 3 and all(len(t.encode("utf-8")) <= 20_000 for t in texts.values())
+    assert sum(t.count("| `toy.c") for t in texts.values()) == 400
+    assert all(f"[CATALOGUE-{k}.md](CATALOGUE-{k}.md)" in texts["CATALOGUE.md"] for k in range(1, len(texts)))
+    with pytest.raises(catalogue.CatalogueBudgetError, match="alone is over"):
+        catalogue.pages(rows[:1], registry, budget=500)

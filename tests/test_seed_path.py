@@ -72,8 +72,12 @@ def test_seeds_reach_word2vec_and_heads(pytestconfig: pytest.Config) -> None:
     from llm_claims_lab.heads.lab import SEEDS, HeadsLab
 
     assert "seeds" in inspect.signature(trained.word2vec.__wrapped__).parameters
-    assert HeadsLab(None, "cpu", 42, 12).seeds == list(range(42, 54))
-    assert HeadsLab(None, "cpu", 42, 1).seeds == list(range(42, 42 + SEEDS))
+    from llm_claims_harness.plan import RunPlan
+
+    assert "run_plan" in inspect.signature(trained.heads_lab.__wrapped__).parameters
+    twelve, one = (RunPlan(42, tuple(range(42, 42 + n)), "cpu", "cpu") for n in (12, 1))
+    assert HeadsLab(None, "cpu", twelve.at_least(SEEDS)).seeds == list(range(42, 54))
+    assert HeadsLab(None, "cpu", one.at_least(SEEDS)).seeds == list(range(42, 42 + SEEDS))
 
 
 def test_word2vec_trains_one_model_per_seed_without_touching_the_global_stream(tmp_path) -> None:

@@ -158,6 +158,53 @@ def _candidate_scores(table: torch.Tensor, vocab: Vocabulary, a: str, b: str, c:
     return scores
 
 
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """What 3CosAdd answers to one question ``a − b + c ≈ expected`` (:func:`answer`): the ``top`` candidate and its
+    ``cosine`` (:func:`analogy`'s first) and the ``rank`` of ``expected`` (:func:`analogy_rank`'s), from one scoring."""
+
+    a: str
+    b: str
+    c: str
+    expected: str
+    top: str
+    cosine: float
+    rank: int
+
+    @property
+    def correct(self) -> bool:
+        """Answered: ``expected`` ranks first (no candidate scores above it), as accuracy counts it."""
+        return self.rank == 1
+
+    def record(self) -> dict:
+        """One line of the report's per-item log: the question, the model's top-1 answer and whether it is right."""
+        return {"a": self.a, "b": self.b, "c": self.c, "query": f"{self.a} − {self.b} + {self.c}",
+                "expected": self.expected, "answer": self.top, "cosine": self.cosine, "rank": self.rank,
+                "correct": self.correct}
+
+
+def answer(table: torch.Tensor, vocab: Vocabulary, a: str, b: str, c: str, expected: str, *,
+           exclude_inputs: bool = True) -> Answer:
+    """:func:`analogy_rank` of ``expected`` for ``a − b + c`` in ``table`` [V, D] and :func:`analogy`'s top-1, from one
+    scoring of the candidates (the same query, cosine and exclusion): a question of an accuracy, with its record.
+
+    Raises:
+        NotOneToken: one of the words is not exactly one token.
+    """
+    scores = _candidate_scores(table, vocab, a, b, c, exclude_inputs)  # [V]
+    rank = int((scores > scores[token_id(vocab, expected)]).sum()) + 1
+    top = scores.topk(1)
+    return Answer(a, b, c, expected, vocab.token(top.indices.item()), top.values.item(), rank)
+
+
+def neighbours_record(a: str, b: str, c: str, expected: str, neighbours: Sequence[tuple[str, float]]) -> dict:
+    """:meth:`Answer.record`'s keys (no ``rank``) for a question judged by its nearest rows, ``neighbours`` as
+    :func:`analogy` returns them (best first), kept as ``top-k``: nothing is scored again."""
+    return {"a": a, "b": b, "c": c, "query": f"{a} − {b} + {c}", "expected": expected, "answer": neighbours[0][0],
+            "cosine": neighbours[0][1], "correct": neighbours[0][0] == expected,
+            f"top-{len(neighbours)}": [list(n) for n in neighbours]}
+
+
 def direction_cosine(table: torch.Tensor, vocab: Vocabulary, a: str, b: str, c: str, d: str) -> float:
     """``cos(E[a] − E[b], E[c] − E[d])`` for ``table`` [V, D] (unit: cosine; differences and
     :func:`cosine` in float64). Post A, exp. 2 (``aunt − uncle`` against ``woman − man``).

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
@@ -268,13 +269,13 @@ CONCAT = {combine: dataclasses.replace(ADD, combine=combine) for combine in ("co
 
 
 class HeadsLab:
-    """Trained models of ``max(SEEDS, count)`` seeds (``seed`` … ``seed + max(SEEDS, count) − 1``; ``count``:
-    the run's ``--claims-seeds``) per configuration, each trained once through ``weights`` (a
-    :class:`llm_claims_lab.core.cache.WeightCache`) and measured once per process."""
+    """Trained models of ``seeds`` (the suite's: its run plan's seeds, at least :data:`SEEDS` of them) per
+    configuration, each trained once through ``weights`` (a :class:`llm_claims_lab.core.cache.WeightCache`) and
+    measured once per process."""
 
-    def __init__(self, weights: cache.WeightCache, device: torch.device, seed: int, count: int = 1) -> None:
+    def __init__(self, weights: cache.WeightCache, device: torch.device, seeds: Sequence[int]) -> None:
         self.weights, self.device = weights, torch.device(device)
-        self.seeds = list(range(seed, seed + max(SEEDS, count)))
+        self.seeds = list(seeds)
         self._models: dict[tuple[HeadsConfig, int], HeadsModel] = {}  # (config, seed) -> trained model
         self._measures: dict[HeadsConfig, list[Measures]] = {}
 

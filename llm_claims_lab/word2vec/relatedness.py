@@ -52,24 +52,43 @@ def rho_difference(tables: Mapping[str, tuple[torch.Tensor, Vocabulary]], pairs:
     Raises:
         NotMeasurable: fewer than :data:`MIN_PAIRS` pairs covered by both (the message gives the counts).
     """
-    both = [p for p in pairs if all(covers(tables[k][1], p.first, p.second) for k in (first, second))]
+    return rho_difference_items(tables, pairs, first, second, seed=seed, resamples=resamples)[0]
+
+
+def rho_difference_items(tables: Mapping[str, tuple[torch.Tensor, Vocabulary]], pairs: Sequence, first: str,
+                         second: str, *, seed: int, resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[dict, list[dict]]:
+    """:func:`rho_difference`'s result and one record per pair of ``pairs``, in order (the report's per-item log):
+    ``first``, ``second``, ``human`` (its score), ``covered`` (table name -> whether it covers the pair) and
+    ``cosine`` (table name -> the cosine the difference was computed from; ``None`` unless both tables cover the
+    pair, the only pairs scored). Nothing is computed twice: the records carry the score's own cosines.
+
+    Raises:
+        NotMeasurable: as :func:`rho_difference`.
+    """
+    names = (first, second)
+    covered = {k: [covers(tables[k][1], p.first, p.second) for p in pairs] for k in names}  # [pairs] each
+    scored = [covered[first][i] and covered[second][i] for i in range(len(pairs))]
+    both = [p for p, s in zip(pairs, scored) if s]
+    own = {k: sum(covered[k]) for k in names}
     if len(both) < MIN_PAIRS:
-        own = {k: sum(covers(tables[k][1], p.first, p.second) for p in pairs) for k in (first, second)}
         raise NotMeasurable(f"{first} and {second} cover {len(both)} of the {len(pairs)} WS-353 pairs together "
                             f"({first} alone {own[first]}, {second} alone {own[second]}); a rank correlation is "
                             f"judged on at least {MIN_PAIRS}: a larger corpus (--claims-corpus) covers more")
     human = np.array([p.score for p in both])  # [n]
     cos = {k: cosine(word_vectors(*tables[k], [p.first for p in both]),
-                     word_vectors(*tables[k], [p.second for p in both])).numpy() for k in (first, second)}  # [n]
+                     word_vectors(*tables[k], [p.second for p in both])).numpy() for k in names}  # [n]
 
     def delta(c1: np.ndarray, c2: np.ndarray, h: np.ndarray) -> float:
         return spearman(c1, h) - spearman(c2, h)
 
     boot = bootstrap((cos[first], cos[second], human), delta, seed=seed, resamples=resamples)
-    return {"delta": delta(cos[first], cos[second], human), "se": boot.standard_error, "n": len(both),
-            "rho": {k: round(spearman(cos[k], human), 3) for k in (first, second)},
-            "own coverage": {k: sum(covers(tables[k][1], p.first, p.second) for p in pairs) for k in (first, second)},
-            "interval": [round(v, 3) for v in boot.confidence_interval]}
+    result = {"delta": delta(cos[first], cos[second], human), "se": boot.standard_error, "n": len(both),
+              "rho": {k: round(spearman(cos[k], human), 3) for k in names}, "own coverage": own,
+              "interval": [round(v, 3) for v in boot.confidence_interval]}
+    cosines = {k: iter(cos[k].tolist()) for k in names}
+    records = [{"first": p.first, "second": p.second, "human": p.score, "covered": {k: covered[k][i] for k in names},
+                "cosine": {k: next(cosines[k]) if scored[i] else None for k in names}} for i, p in enumerate(pairs)]
+    return result, records
 
 
 def covered_pairs(vocab: Vocabulary, pairs: list[ko_eval.ScoredPair],
@@ -104,3 +123,30 @@ def ws353_score(table: torch.Tensor, vocab: Vocabulary, pairs: list[ko_eval.Scor
     rows_a, rows_b = ([token_id(vocab, pair[i]) for pair in covered] for i in (0, 1))
     cos = cosine(table[rows_a], table[rows_b]).numpy()  # [n]
     return cos, np.array([s for _, _, s in covered]), same_row
+
+
+def ws353_items(table: torch.Tensor, vocab: Vocabulary, pairs: list[ko_eval.ScoredPair],
+                lookup=lambda word: word) -> tuple[tuple[np.ndarray, np.ndarray, int], list[dict]]:
+    """:func:`ws353_score`'s result, and one record per pair of ``pairs``, in order (the report's per-item log):
+    ``first``, ``second`` (as in the file), ``human`` (its score), ``covered`` (scored or left out), ``cosine`` (the
+    cosine :func:`ws353_score` computed, not recomputed; ``None`` when left out) and, for a pair left out,
+    ``skipped`` (``not in vocabulary: <words>`` or ``same row``); ``looked up`` when ``lookup`` changed a word.
+
+    Raises:
+        NotMeasurable: as :func:`ws353_score`.
+    """
+    score = ws353_score(table, vocab, pairs, lookup)
+    cosines = iter(score[0].tolist())
+    records = []
+    for p in pairs:
+        a, b = lookup(p.first), lookup(p.second)
+        missing = [w for w in dict.fromkeys((a, b)) if not vocab.ids(w)]  # covered_pairs' rule, in its order
+        skipped = f"not in vocabulary: {', '.join(missing)}" if missing else "same row" if a == b else None
+        record = {"first": p.first, "second": p.second, "human": p.score}
+        if (a, b) != (p.first, p.second):
+            record["looked up"] = [a, b]
+        record |= {"covered": skipped is None, "cosine": None if skipped else next(cosines)}
+        records.append(record | ({"skipped": skipped} if skipped else {}))
+    if next(cosines, None) is not None:
+        raise RuntimeError("ws353_items: fewer pairs matched than ws353_score scored")  # covered_pairs' rule changed
+    return score, records
