@@ -9,6 +9,7 @@ text with the precision the text kept (bounds to 4 significant digits): enough t
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -54,7 +55,7 @@ def document(data: dict, version: int) -> dict:
     rows = []
     for old in data["claims"]:
         row = {k: v for k, v in old.items() if k not in ("carried", "measured_at", "tolerance_reason")}
-        row["tolerance"] = tolerance_from_text(old["tolerance"], old.get("tolerance_reason", "")).__dict__
+        row["tolerance"] = dataclasses.asdict(tolerance_from_text(old["tolerance"], old.get("tolerance_reason", "")))
         if old.get("carried"):
             row["run"], runs_env = _run_of(old.get("measured_at"))
             runs.setdefault(row["run"], runs_env)

@@ -2,11 +2,15 @@
 
 Flow: a claim test (declared with :func:`llm_claims_harness.declare.claim`) calls ``verify(measured)``; the
 verdict and the row are stored on the item; ``pytest_runtest_makereport`` puts the row on the test
-report's ``user_properties`` (which pytest-xdist ships to the controller); the controller's
-:class:`RunState` collects rows and writes ``reports/results.json``, ``reports/CLAIMS.md`` and
-``reports/SCHEMA.md`` at session end (:mod:`llm_claims_harness.results`). Serial and ``-n N`` runs therefore
-produce the same rows. The fixtures a claim test uses (``verify``, ``seed``, ``seeds``, ``figures_dir``,
-``figure``) live in :mod:`llm_claims_harness.measure`; the row is a :class:`llm_claims_harness.row.Row`.
+report's ``user_properties`` (which pytest-xdist ships to the controller), with the row's items when it logs them,
+and its facts on the item's ``user_properties`` (which JUnit XML writes, as ``record_property`` does); the
+controller's :class:`RunState` collects rows and writes the report at session end (:mod:`llm_claims_harness.results`:
+``results.json``, ``samples.jsonl``, ``SCHEMA.md``, the pages of :mod:`llm_claims_harness.pages`). Serial and
+``-n N`` runs therefore produce the same rows. What the harness cannot know, the suite tells it through hooks
+(:mod:`llm_claims_harness.hooks`): its posts (checked against every claim at collection), its device (asked once, for
+the run plan of :mod:`llm_claims_harness.plan`), its environment. The fixtures a claim test uses (``verify``, ``seed``,
+``seeds``, ``run_plan``, ``figures_dir``, ``figure``) live in :mod:`llm_claims_harness.measure`; the row is a
+:class:`llm_claims_harness.row.Row`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""What the report says about rows, shared by ``CLAIMS.md``, the terminal summary, the catalogue and the
+"""What the report says about rows, shared by the report's pages, the terminal summary, the catalogue and the
 comparison: how a value is shown, the verdict counts per kind of claim, the inconclusive list.
 
-The report itself: :mod:`llm_claims_harness.row` (one row), :mod:`llm_claims_harness.results`
-(``results.json``: schema, merge, write), :mod:`llm_claims_harness.markdown` (``CLAIMS.md``),
-:mod:`llm_claims_harness.pages` (which rows on which page, the index).
+The report itself: :mod:`llm_claims_harness.row` (one row: the schema), :mod:`llm_claims_harness.results`
+(``results.json``: the loader, merge, write), :mod:`llm_claims_harness.pages` (which rows on which page, the index),
+:mod:`llm_claims_harness.markdown` (one page's table and details).
 """
 
 from __future__ import annotations
