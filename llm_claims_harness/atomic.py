@@ -44,3 +44,18 @@ def _umask() -> int:
 def write_text_atomic(path: Path, text: str) -> None:
     """:func:`write_atomic` for UTF-8 text."""
     write_atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def remove_generated(directory: Path, pattern: str, marker: str, keep: set[str]) -> None:
+    """Remove the files matching ``pattern`` in ``directory`` that an earlier run generated (their first line is
+    ``marker``) and this run did not write again (not in ``keep``); a file a person put there is never touched."""
+    for path in directory.glob(pattern):
+        if path.name in keep:
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                generated = fh.readline().rstrip("\n") == marker
+        except OSError:
+            continue
+        if generated:
+            path.unlink(missing_ok=True)

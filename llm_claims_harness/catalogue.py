@@ -5,8 +5,8 @@ the posts, the count, the pages and the test files each holds) and the pages ``C
 one table line per row id with its kind, its post with its section, the statement, the post's value, the tolerance
 with its reason, the expected verdict with its source (and, when it was revised after measuring, the
 pre-registered one with the evidence), and the claim version. Every declaration is written in full, so the test
-files are packed into as many pages as the byte budget (:data:`llm_claims_harness.markdown.BUDGET`) needs; a page
-of an earlier catalogue that this one lacks is removed. The suite's tests check the committed catalogue against
+files are packed into as many pages as the byte budget (:data:`llm_claims_harness.markdown.BUDGET`) needs (a table
+line holds a whole declaration, so lines run long); a page an earlier catalogue wrote that this one lacks is removed. The suite's tests check the committed catalogue against
 the declarations.
 """
 
@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_harness.atomic import remove_generated, write_text_atomic
 from llm_claims_harness.markdown import BUDGET
+from llm_claims_harness.pages import GENERATED
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import show
 from llm_claims_harness.row import Declared
@@ -52,7 +53,7 @@ def _size(lines: list[str]) -> int:
 
 
 def _head(page: int) -> list[str]:
-    return [f"# Claims catalogue, page {page}", "", f"[← index]({INDEX})", ""]
+    return [GENERATED, f"# Claims catalogue, page {page}", "", f"[← index]({INDEX})", ""]
 
 
 def pages(rows: Iterable[tuple[Declared, str]], registry: Registry, budget: int = BUDGET) -> dict[str, str]:
@@ -82,7 +83,7 @@ def pages(rows: Iterable[tuple[Declared, str]], registry: Registry, budget: int 
         texts[-1] += section
         files[-1] += [file] if file not in files[-1] else []
     names = [f"CATALOGUE-{k}.md" for k in range(1, len(texts) + 1)]
-    index = ["# Claims catalogue", "",
+    index = [GENERATED, "# Claims catalogue", "",
              f"{len(rows)} rows, read from the `@claim(...)` declarations (`pytest --claims-catalogue`); "
              "nothing here is measured. Measured values and verdicts are in `CLAIMS.md`.", "",
              *(f"- {p.cited()}" for p in registry.posts), "",
@@ -101,7 +102,5 @@ def write(out: Path, rows: Iterable[tuple[Declared, str]], registry: Registry) -
     texts = pages(rows, registry)
     for name, text in texts.items():
         write_text_atomic(out / name, text)
-    for old in out.glob(PAGE_GLOB):
-        if old.name not in texts:
-            old.unlink(missing_ok=True)
+    remove_generated(out, PAGE_GLOB, GENERATED, keep=set(texts))
     return out / INDEX

@@ -145,8 +145,10 @@ def _note(old: Row, new: Row) -> str:
 
 
 def _origin(name: str, doc: Document) -> str:
-    env = doc.environment
-    return f"`{name}` (commit `{env.get('git_commit', '?')}`, {str(env.get('date', '?'))[:10]}, {env.get('device', '?')})"
+    env, runs = doc.environment, len(doc.runs)
+    latest = "latest run: " if runs > 1 else ""
+    return (f"`{name}` ({latest}commit `{env.get('git_commit', '?')}`, {str(env.get('date', '?'))[:10]}, "
+            f"{env.get('device', '?')}" + (f"; rows from {runs} runs" if runs > 1 else "") + ")")
 
 
 def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Document) -> str:

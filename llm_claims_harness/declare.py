@@ -191,8 +191,8 @@ def _check_quote(where: str, kind: str | None, quote: Quote | None) -> None:
         return
     if not isinstance(quote, Quote) or not quote.text.strip() or not quote.gloss.strip():
         raise ClaimDeclarationError(f"{where}: a {kind} row needs quote=Quote(text, gloss): the post's sentence it "
-                                    "tests (its own words, shortened) and an English gloss (README, 'Adding a claim': "
-                                    "the reading rule)")
+                                    "tests (its own words, shortened) and an English gloss: a row that judges a post "
+                                    "says which sentence it reads")
 
 
 def _check_revision(where: str, revised: Revision | None, expect: str) -> None:

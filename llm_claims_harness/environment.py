@@ -43,7 +43,7 @@ def describe(config: pytest.Config, plan: RunPlan, wall_s: float) -> dict[str, A
         "seed": plan.seed,
         "seeds": list(plan.seeds),
         "xdist_workers": config.getoption("numprocesses", None) or 0,
-        "command": "pytest " + shlex.join(config.invocation_params.args),
+        "command": " ".join(["pytest", shlex.join(config.invocation_params.args)]).strip(),
         "wall_s": round(wall_s, 1),
         "suite": suite,
     }

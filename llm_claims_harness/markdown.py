@@ -93,7 +93,7 @@ def _table(rows: list[Row], anchors: dict[str, str], labels: dict[str, str], whe
         shown = "" if above and here == where(above) else here
         figures = "" if same and r.figures == above.figures else _figures(r)
         lines.append(f"| {name} | {shown} | {cell(post, CELL)} | {_measured(r)} | {_verdict(r, labels)} "
-                     f"| {r.version} |" + (f" {figures} |" if figures else ""))
+                     f"| {r.version} | {figures} |".replace("|  |", "| |"))
         above = r
     return lines
 

@@ -16,12 +16,13 @@ import pytest
 
 from llm_claims_harness import report
 from llm_claims_harness.declare import (DECISION_SIGMAS, INCONCLUSIVE, Claim, ClaimDeclarationError,
-                                        Tolerance)
+                                        Tolerance, flatten)
 from llm_claims_harness.plan import RunPlan, plan
 from llm_claims_harness.row import Row, jsonable
 
 ROW = pytest.StashKey[Row]()
 SAMPLES = pytest.StashKey[list]()  # the per-item log of a row that scores items (verify(..., samples=...))
+FAILED_BY_VERDICT = pytest.StashKey[bool]()  # verify() itself failed the test: the verdict is not the expected one
 DECISION_LEVEL = math.erf(DECISION_SIGMAS / math.sqrt(2))  # 0.9973: the level of a value judged by its interval
 _FIGURE = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[\w./-]+$")  # a relative path inside the report directory
 
@@ -179,6 +180,9 @@ def verify(request: pytest.FixtureRequest):
         if bad:
             raise ClaimError(f"claim {fields.id!r}: figures must be paths relative to the report directory, "
                              f"e.g. 'figures/x.png'; got {bad[0]!r}")
+        if any(isinstance(v, float) and math.isnan(v) for v in flatten(measured)):
+            raise ClaimError(f"claim {fields.id!r}: the measured value is NaN: a broken measurement is an error, "
+                             "never a verdict")
         tolerance = fields.tolerance
         ref = reference if reference is not None else fields.post_value
         margin_sigma = None
@@ -209,12 +213,14 @@ def verify(request: pytest.FixtureRequest):
         if samples is not None:
             item.stash[SAMPLES] = [jsonable(s) for s in samples]
         if verdict == INCONCLUSIVE:
-            message = (f"claim {fields.id!r} is inconclusive: {why} (README, 'Three verdicts': what decides each "
-                       "kind of row)")
+            message = (f"claim {fields.id!r} is inconclusive: {why} (more seeds narrow a "
+                       "seed noise, more items an evaluation set's)")
             if request.config.getoption("claims_strict"):
+                item.stash[FAILED_BY_VERDICT] = True
                 pytest.fail(message + " [--claims-strict]", pytrace=False)
             warnings.warn(ClaimInconclusiveWarning(message), stacklevel=2)
         elif verdict != fields.expected_verdict:
+            item.stash[FAILED_BY_VERDICT] = True
             pytest.fail(
                 f"claim {fields.id!r} was expected to be {fields.expected_verdict} but the measurement "
                 f"says {verdict}: measured {report.show(measured)}"

@@ -40,11 +40,19 @@ def tolerance_from_text(text: str, reason: str = "") -> Tolerance:
     return Tolerance("close", reason, atol=atol, rtol=rtol)
 
 
+# what the harness itself records of a run; an old environment's other facts (library versions) were the suite's
+_HARNESS_FACTS = {"date", "git_commit", "git_tree", "python", "platform", "device", "seed", "seeds", "xdist_workers",
+                  "command", "wall_s"}
+
+
 def _run_of(stamp: Any) -> tuple[str, dict]:
-    """A run id and its environment for an old ``measured_at`` / ``environment`` (commit and date)."""
+    """A run id and its environment for an old ``measured_at`` / ``environment`` (commit and date, and the facts the
+    suite now reports under ``suite``)."""
     stamp = stamp if isinstance(stamp, dict) else {}
     commit, date = str(stamp.get("git_commit", "unknown")), str(stamp.get("date", "unknown"))
-    return f"{commit.split()[0]}@{date}", dict(stamp)
+    env = {k: v for k, v in stamp.items() if k in _HARNESS_FACTS}
+    suite = {k: str(v) for k, v in stamp.items() if k not in _HARNESS_FACTS}
+    return f"{(commit.split() or ['unknown'])[0]}@{date}", {**env, **({"suite": suite} if suite else {})}
 
 
 def document(data: dict, version: int) -> dict:

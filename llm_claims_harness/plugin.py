@@ -28,8 +28,9 @@ import pytest
 from llm_claims_harness import catalogue, environment, hooks, report, results
 from llm_claims_harness.declare import ClaimDeclarationError
 from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
-    ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir, row_id, run_plan,
-    seed, seeds, spec_of, topic_of, verify)
+    FAILED_BY_VERDICT, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir,
+    row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
+from llm_claims_harness.pages import ReportBudgetError
 from llm_claims_harness.paths import not_writable_dir
 from llm_claims_harness.plan import PLAN, RunPlan, plan
 from llm_claims_harness.posts import PostRegistryError, Registry
@@ -127,12 +128,15 @@ class RunState:
         env = environment.describe(config, plan(config), wall_s=time.time() - self.started)
         try:
             self.written, self.warning = results.write(out, results.Measured(
-                run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected),
-                config.stash[REGISTRY])
+                run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected,
+                root=config.rootpath), config.stash[REGISTRY])
         except OSError as exc:  # each file is written whole or not at all (write_text_atomic)
             fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
             self.unwritten = (f"the report could not be written to {out} ({exc.strerror or exc}); the rows above "
                               f"were measured. Fix: {fix} a writable --claims-report-dir")
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        except ReportBudgetError as exc:
+            self.unwritten = f"the report was not written to {out}: {exc}"
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -150,7 +154,7 @@ class RunState:
         inconclusive = report.inconclusive(self.rows.values())
         if inconclusive:
             terminalreporter.write_line("inconclusive (value within its noise of a bound, or a bound inside its "
-                                        "interval; README 'Three verdicts' says what decides each kind of row): "
+                                        "interval; more seeds narrow a seed noise, more items an evaluation set's): "
                                         + ", ".join(inconclusive), yellow=True)
         if unexpected:
             terminalreporter.write_line("not as expected: " + ", ".join(unexpected), red=True)
@@ -228,8 +232,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             try:
                 registry.post(spec.post)[1].section(spec.section or "")
             except PostRegistryError as exc:
-                raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}") \
-                    from None
+                hint = "" if registry.posts else (f" (no conftest.py or plugin of this run answered it: rootdir "
+                                                  f"{config.rootpath}; run pytest where the suite's conftest.py is)")
+                raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}"
+                                        f"{hint}") from None
         rid = row_id(item)
         item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
         state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = {"version": spec.version, "post": spec.post,
@@ -257,21 +263,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     spec = spec_of(item)
     if spec is None or rep.when == "teardown" or (rep.when == "setup" and rep.passed):
         return rep
-    if ROW in item.stash:
+    if ROW in item.stash and (rep.passed or item.stash.get(FAILED_BY_VERDICT, False)):
         row = item.stash[ROW]
-    else:  # skipped, or raised before measuring
+    else:  # skipped, or raised before measuring, or after (a row whose test then failed is no verdict)
+        after = "the test failed after verify(): " if ROW in item.stash else ""
         if rep.skipped:
             verdict, reason = "skipped", _skip_reason(rep)
         else:
             excinfo = call.excinfo
             text = f"{excinfo.typename}: {excinfo.value}" if excinfo else rep.longreprtext
-            verdict, reason = "error", " ".join(text.split())[:300]
+            verdict, reason = "error", after + " ".join(text.split())[:300]
         row = Row.made(spec.resolve(case_id(item)), nodeid=item.nodeid, topic=topic_of(item), verdict=verdict,
                        reason=reason)
     device = item.config.hook.pytest_claims_item_device(item=item, device=plan(item.config).device) or "cpu"
     row = row.finished(duration_s=rep.duration, device=device, run=run_id(item.config))
     rep.user_properties.append((_PROPERTY, row.to_dict()))
-    if SAMPLES in item.stash:
+    if SAMPLES in item.stash and row.verdict not in ("error", "skipped"):
         rep.user_properties.append((_SAMPLES, {"id": row.id, "samples": item.stash[SAMPLES]}))
     # JUnit XML writes the properties of the item's later reports (record_property's route): the row's facts
     item.user_properties.extend((f"claim.{name}", _junit(getattr(row, name))) for name in JUNIT_FIELDS)

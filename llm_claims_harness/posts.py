@@ -64,6 +64,23 @@ class Post:
                                 f"{', '.join(s.id for s in self.sections)}")
 
 
+def _check_sections(post: Post) -> None:
+    """Raises :class:`PostRegistryError` unless ``post.sections`` is one or more :class:`Section` objects with
+    well-formed, distinct ids and text titles."""
+    sections = post.sections
+    if not isinstance(sections, (list, tuple)) or not sections:
+        raise PostRegistryError(f"post {post.id!r}: sections must be a non-empty tuple of Section objects, got "
+                                f"{sections!r}")
+    bad = next((s for s in sections if not isinstance(s, Section) or not isinstance(s.id, str)
+                or not _ID.match(s.id) or not isinstance(s.title, str)), None)
+    if bad is not None:
+        raise PostRegistryError(f"post {post.id!r}: {bad!r} is not a Section(id, title) with an id of letters, digits, "
+                                "'-' and '_'")
+    ids = [s.id for s in sections]
+    if len(set(ids)) != len(ids):
+        raise PostRegistryError(f"post {post.id!r}: section ids repeat: {ids}")
+
+
 @dataclasses.dataclass(frozen=True)
 class Registry:
     """The registered posts, in the order the report shows them."""
@@ -78,21 +95,25 @@ class Registry:
             PostRegistryError: not :class:`Post` objects, a malformed or repeated id, a post without sections, a
                 section id repeated within a post.
         """
-        posts = tuple(posts or ())
+        if posts is None:
+            return cls(())
+        if not isinstance(posts, (list, tuple)):
+            raise PostRegistryError(f"pytest_claims_posts must return a list of Post objects, got "
+                                    f"{type(posts).__name__}")
         seen: set[str] = set()
         for post in posts:
             if not isinstance(post, Post):
                 raise PostRegistryError(f"pytest_claims_posts must return Post objects, got {type(post).__name__}")
-            if not _ID.match(post.id) or post.id in seen or post.id.lower() == "beyond":
-                raise PostRegistryError(f"post id {post.id!r} is malformed, repeated or 'beyond' (the page of rows "
-                                        "beyond the posts); ids are letters, digits, '-' and '_', unique")
+            if not isinstance(post.id, str) or not _ID.match(post.id):
+                raise PostRegistryError(f"post id {post.id!r} is malformed: ids are letters, digits, '-' and '_'")
+            if post.id in seen:
+                raise PostRegistryError(f"post id {post.id!r} is registered twice")
+            if post.id.lower() in ("beyond", "unplaced"):
+                raise PostRegistryError(f"post id {post.id!r} is taken by a page of the report (rows beyond the posts, "
+                                        "rows of no registered post)")
             seen.add(post.id)
-            ids = [s.id for s in post.sections]
-            if not ids or len(set(ids)) != len(ids) or not all(isinstance(s, Section) and _ID.match(s.id)
-                                                               for s in post.sections):
-                raise PostRegistryError(f"post {post.id!r}: sections must be one or more Section objects with "
-                                        f"distinct ids, got {ids}")
-        return cls(posts)
+            _check_sections(post)
+        return cls(tuple(posts))
 
     def post(self, post_id: str) -> tuple[int, Post]:
         """The index and :class:`Post` of ``post_id``.

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_claims_harness import migrate, pages
-from llm_claims_harness.atomic import temporary_files, write_text_atomic
+from llm_claims_harness.atomic import remove_generated, temporary_files, write_text_atomic
 from llm_claims_harness.order import natural
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import ORDER, count
@@ -34,6 +34,7 @@ from llm_claims_harness.row import Row, fields_doc
 SCHEMA = {"name": "llm-claims-results", "version": 5}
 STALE_S = 60  # a report's temporary file older than this is a killed run's (writing one takes milliseconds)
 SAMPLES = "samples.jsonl"
+UNREADABLE = "results.json.unreadable"  # where an unreadable previous results.json is kept
 # collected: test file -> {row id: {"version", "post", "section"} as declared} for every claim item this run collected
 Collected = dict[str, dict[str, dict[str, Any]]]
 
@@ -45,13 +46,15 @@ class InputError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Measured:
     """What one run hands to :func:`write`: its id and environment, the rows it measured (by id), the per-item
-    samples of rows that score items (by row id), and what it collected (:data:`Collected`)."""
+    samples of rows that score items (by row id), what it collected (:data:`Collected`), and its rootdir (``None``:
+    unknown), under which an earlier row's test file must still exist for the row to be kept."""
 
     run: str
     environment: dict
     rows: dict[str, Row]
     samples: dict[str, list[dict]]
     collected: Collected
+    root: Path | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Document:
     not_carried: tuple[dict, ...] = ()
     warning: str = ""
     measured_this_run: int = 0
+    migrated_from: int | None = None  # the schema version the file was written in, when older than SCHEMA's
 
     @property
     def environment(self) -> dict:
@@ -111,7 +115,7 @@ def read(path: Path) -> Document:
     if len(set(ids)) != len(ids):
         raise InputError(f"{path}: a row id repeats ({min(i for i in ids if ids.count(i) > 1)})")
     return Document(runs, latest, rows, tuple(data.get("not_carried", ())), str(data.get("warning", "")),
-                    int(data.get("measured_this_run", 0) or 0))
+                    int(data.get("measured_this_run", 0) or 0), data.get("migrated_from"))
 
 
 def load(path: Path) -> tuple[Document | None, str]:
@@ -139,30 +143,48 @@ def merge(previous: Document | None, run: Measured, warning: str = "") -> Docume
             not_carried.append({"id": old.id, "version": old.version, "declared_version": declared[old.id]["version"],
                                 "run": old.run})
             continue
-        if old.id not in declared and file in run.collected:
-            continue  # its file was collected and no longer declares it: stale
+        if old.id not in declared and (file in run.collected or (run.root and not (run.root / file).is_file())):
+            continue  # its file was collected and no longer declares it, or is gone: stale
         if old.post is None and old.id in declared:  # a row of schema 4 or earlier: its place, as declared now
             old = dataclasses.replace(old, post=declared[old.id]["post"], section=declared[old.id]["section"])
         merged[old.id] = old
     rows = tuple(sorted(merged.values(), key=lambda r: (r.nodeid.split("::")[0], natural(r.id))))
     runs = {**(previous.runs if previous else {}), run.run: run.environment}
     used = {r.run for r in rows}
+    if previous and previous.migrated_from:
+        unplaced = sum(r.post is None and r.kind in ("post", "literal") for r in rows)
+        warning = "; ".join(filter(None, [warning, (
+            f"the previous results.json was schema {previous.migrated_from}, read as schema {SCHEMA['version']}"
+            + (f": {unplaced} of its rows record no post (run their test files again to place them)" if unplaced
+               else ""))]))
     return Document({k: v for k, v in runs.items() if k in used}, run.run, rows, tuple(not_carried), warning,
                     len(run.rows))
 
 
-def _samples(out: Path, doc: Document, run: Measured) -> str:
-    """``samples.jsonl``: this run's per-item logs, and the earlier lines of rows kept from an earlier run."""
+def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
+    """``samples.jsonl``: this run's per-item logs, and the earlier lines of rows kept from an earlier run; and a
+    warning when lines of the previous file did not parse (they are dropped, the others kept)."""
     kept = {r.id: r.run for r in doc.rows if r.id not in run.rows}
     lines = [json.dumps({"id": rid, "run": run.run, "item": item}, ensure_ascii=False)
              for rid, items in run.samples.items() for item in items]
+    bad = 0
     try:
-        with open(out / SAMPLES, encoding="utf-8") as fh:
-            old = [json.loads(line) for line in fh if line.strip()]
-        lines += [json.dumps(o, ensure_ascii=False) for o in old if kept.get(o.get("id")) == o.get("run")]
-    except (OSError, ValueError, AttributeError):
-        pass  # none, or unreadable: only this run's lines
-    return "".join(line + "\n" for line in lines)
+        with open(out / SAMPLES, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    old = json.loads(line)
+                    if kept.get(old.get("id")) == old.get("run") and "item" in old:
+                        lines.append(json.dumps(old, ensure_ascii=False))
+                except (ValueError, AttributeError):
+                    bad += bool(line.strip())
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        return ("".join(line + "\n" for line in lines),
+                f"the previous {SAMPLES} was unreadable ({exc}); its items were dropped")
+    warning = (f"{bad} lines of the previous {SAMPLES} did not parse and were dropped (measure their rows again to log "
+               "their items)") if bad else ""
+    return "".join(line + "\n" for line in lines), warning
 
 
 def write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
@@ -177,17 +199,20 @@ def write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
         if time.time() - stale.stat().st_mtime > STALE_S:  # a younger one may be another run's, being written
             stale.unlink(missing_ok=True)
     previous, warning = load(out / "results.json")
+    if warning:  # kept for a person to look at: never overwritten with a report that could not carry its rows
+        (out / "results.json").replace(out / UNREADABLE)
+        warning += f"; it is kept as {UNREADABLE}"
     doc = merge(previous, run, warning)
-    texts = pages.pages(doc, registry)
+    samples, lost = _samples(out, doc, run)
+    doc = dataclasses.replace(doc, warning="; ".join(filter(None, [doc.warning, lost])))
+    texts = pages.pages(doc, registry, catalogue=(out / "CATALOGUE.md").exists())
     write_text_atomic(out / "results.json", json.dumps(doc.to_dict(), indent=1, ensure_ascii=False) + "\n")
-    write_text_atomic(out / SAMPLES, _samples(out, doc, run))
+    write_text_atomic(out / SAMPLES, samples)
     for name, text in texts.items():
         write_text_atomic(out / name, text)
-    for old in out.glob(pages.PAGE_GLOB):
-        if old.name not in texts:
-            old.unlink(missing_ok=True)
+    remove_generated(out, pages.PAGE_GLOB, pages.GENERATED, keep=set(texts))
     write_text_atomic(out / "SCHEMA.md", schema_markdown())
-    return out / pages.INDEX, warning
+    return out / pages.INDEX, doc.warning
 
 
 def schema_markdown() -> str:

@@ -21,6 +21,11 @@ def cell(text: Any, limit: int | None = None) -> str:
     return text.replace("|", "\\|")
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def wrap(text: str, indent: str = "") -> list[str]:
     """``text`` as lines of at most :data:`WRAP` characters, continuation lines indented under ``indent``."""
     return textwrap.wrap(text, WRAP, initial_indent=indent, subsequent_indent=" " * (len(indent) + 2),

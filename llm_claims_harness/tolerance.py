@@ -21,6 +21,21 @@ class Tolerance:
     bound: float | None = None  # at_most / at_least
     strict: bool = False  # at_most / at_least: < / > instead of <= / >=
 
+    def __post_init__(self) -> None:
+        """Raises ``ValueError`` for a tolerance no judgement can use: an unknown kind, a reason that is not text,
+        ``atol``/``rtol`` that are not finite numbers ≥ 0, a bound that is not a finite number (``at_most`` /
+        ``at_least``) or one given to ``close``."""
+        number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)  # noqa: E731
+        if self.kind not in ("close", "at_most", "at_least"):
+            raise ValueError(f"tolerance kind {self.kind!r} is not close, at_most or at_least")
+        if not isinstance(self.reason, str) or not isinstance(self.strict, bool):
+            raise ValueError(f"tolerance reason must be text and strict a bool, got {self.reason!r}, {self.strict!r}")
+        if not (number(self.atol) and number(self.rtol) and self.atol >= 0 and self.rtol >= 0):
+            raise ValueError(f"tolerance atol and rtol must be finite numbers ≥ 0, got {self.atol!r}, {self.rtol!r}")
+        if (self.kind == "close") != (self.bound is None) or (self.bound is not None and not number(self.bound)):
+            raise ValueError(f"a {self.kind} tolerance needs " + ("no bound" if self.kind == "close" else
+                             f"a finite number as its bound, got {self.bound!r}"))
+
     def describe(self) -> str:
         """Short human form for the report, e.g. ``|Δ| ≤ 5e-05`` or ``> 0``."""
         if self.kind == "close":

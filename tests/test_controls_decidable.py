@@ -10,12 +10,12 @@ its bound — ``w2v.ws353[untrained]`` as once built: expected "refuted" of ρ >
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from llm_claims_harness.declare import DECISION_SIGMAS
+from llm_claims_harness.results import read
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "reports" / "results.json"
@@ -71,7 +71,8 @@ def reachable(row: dict, design: float | str) -> str:
 
 
 def _noisy_controls() -> list[dict]:
-    rows = json.loads(RESULTS.read_text(encoding="utf-8"))["claims"]
+    """The committed report's controls judged with noise, as dicts with the tolerance in its display form."""
+    rows = [{**r.to_dict(), "tolerance": r.tolerance.describe()} for r in read(RESULTS).rows]
     return [r for r in rows if r["kind"] == "control" and (r.get("noise_sd") is not None or r.get("interval"))]
 
 

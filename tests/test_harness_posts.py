@@ -3,12 +3,14 @@ JUnit XML, and the report files' mode and absence, through pytester."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 
 import pytest
 from test_harness import CLAIMS
 from toy_posts import TOY_POSTS
 
+from llm_claims_harness.pages import GENERATED
 from llm_claims_harness.posts import Post, PostRegistryError, Registry, Section
 
 CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS
@@ -34,10 +36,16 @@ def test_where(verify):
 
 
 @pytest.mark.parametrize("posts, message", [
-    ([Post("A", "a", ())], "sections must be one or more"),
-    ([Post("A", "a", (Section("s", "x"),)), Post("A", "b", (Section("s", "x"),))], "malformed, repeated"),
-    ([Post("beyond", "a", (Section("s", "x"),))], "'beyond'"),
-    ([Post("A", "a", (Section("s", "x"), Section("s", "y")))], "distinct ids"),
+    ([Post("A", "a", ())], "sections must be a non-empty tuple"),
+    ([Post("A", "a", (Section("s", "x"),)), Post("A", "b", (Section("s", "x"),))], "'A' is registered twice"),
+    ([Post("beyond", "a", (Section("s", "x"),))], "'beyond' is taken by a page"),
+    ([Post("Unplaced", "a", (Section("s", "x"),))], "'Unplaced' is taken by a page"),
+    ([Post("A", "a", (Section("s", "x"), Section("s", "y")))], "section ids repeat"),
+    ([Post("A.2", "a", (Section("s", "x"),))], "'A.2' is malformed"),
+    ([Post(3, "a", (Section("s", "x"),))], "post id 3 is malformed"),
+    ([Post("A", "a", None)], "sections must be a non-empty tuple"),
+    ([Post("A", "a", (("s", "x"),))], "is not a Section"),
+    (Post("A", "a", (Section("s", "x"),)), "must return a list of Post objects, got Post"),
     (["A"], "must return Post objects"),
 ])
 def test_a_malformed_registry_is_refused(posts, message: str) -> None:
@@ -98,3 +106,77 @@ def test_report_files_get_the_usual_mode(suite: pytest.Pytester) -> None:
 def test_no_report_option(suite: pytest.Pytester) -> None:
     suite.runpytest("--no-claims-report").assert_outcomes(passed=5, skipped=1)
     assert not (suite.path / "reports").exists()
+
+
+BROKEN = '''
+import math
+import pytest
+from llm_claims_harness.declare import at_most, claim, exact
+
+@claim(id="toy.nan", source="test", kind="beyond", expect_source="design", statement="s", expect="refuted",
+       tolerance=at_most(0.5, "a bound"))
+def test_nan(verify):
+    verify(math.nan)
+
+@claim(id="toy.twice", source="test", kind="beyond", expect_source="design", statement="s", post_value=4.0,
+       tolerance=exact("x"))
+def test_twice(verify):
+    verify(4.0)
+    verify(5.0)
+
+@claim(id="toy.after", source="test", kind="beyond", expect_source="design", statement="s", post_value=4.0,
+       tolerance=exact("x"))
+def test_after(verify):
+    verify(4.0)
+    raise RuntimeError("the measurement's cleanup failed")
+'''
+
+
+def test_a_broken_measurement_is_an_error_row_never_a_verdict(pytester: pytest.Pytester) -> None:
+    """NaN is no value to judge; a test that fails after verify() has no verdict (newcomer's trial of issue 21)."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_broken=BROKEN)
+    pytester.runpytest().assert_outcomes(failed=3)
+    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
+    assert {rid: r["verdict"] for rid, r in rows.items()} == {"toy.nan": "error", "toy.twice": "error",
+                                                              "toy.after": "error"}
+    assert "measured value is NaN" in rows["toy.nan"]["reason"]
+    assert rows["toy.twice"]["reason"].startswith("the test failed after verify(): ClaimError:")
+    assert "cleanup failed" in rows["toy.after"]["reason"] and rows["toy.after"]["measured"] is None
+
+
+def test_a_tolerance_no_judgement_can_use_is_refused_at_declaration() -> None:
+    from llm_claims_harness.declare import at_most, close
+
+    with pytest.raises(ValueError, match="finite number as its bound, got '0.5'"):
+        at_most("0.5", "a bound")
+    with pytest.raises(ValueError, match="atol and rtol must be finite numbers ≥ 0"):
+        close("r", atol=-1.0)
+
+
+def test_files_a_person_put_in_the_report_directory_are_kept(suite: pytest.Pytester) -> None:
+    reports = suite.path / "reports"
+    reports.mkdir()
+    (reports / "CLAIMS-notes.md").write_text("my notes\n", encoding="utf-8")
+    (reports / "CLAIMS-Q.md").write_text(GENERATED + "\n# a page of a post no longer registered\n", encoding="utf-8")
+    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    assert (reports / "CLAIMS-notes.md").read_text(encoding="utf-8") == "my notes\n"
+    assert not (reports / "CLAIMS-Q.md").exists()  # the harness's own page, no longer written: removed
+
+
+def test_an_unreadable_previous_report_is_kept_aside(suite: pytest.Pytester) -> None:
+    reports = suite.path / "reports"
+    reports.mkdir()
+    (reports / "results.json").write_text('{"claims": [{"id": "x", "extra_field": 1}]}', encoding="utf-8")
+    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    assert (reports / "results.json.unreadable").read_text(encoding="utf-8").startswith('{"claims": [{"id": "x"')
+    assert "kept as results.json.unreadable" in json.loads((reports / "results.json").read_text())["warning"]
+
+
+def test_rows_of_a_deleted_test_file_are_dropped(suite: pytest.Pytester) -> None:
+    suite.makepyfile(test_other=CLAIMS.replace("toy.", "other."))
+    suite.runpytest().assert_outcomes(passed=10, skipped=2)
+    (suite.path / "test_other.py").unlink()
+    suite.runpytest("-k", "toy.holds").assert_outcomes(passed=1)
+    ids = {r["id"] for r in json.loads((suite.path / "reports" / "results.json").read_text())["claims"]}
+    assert ids and not any(rid.startswith("other.") for rid in ids)

@@ -111,7 +111,7 @@ def test_deviation_and_skip_text_written_once(rendered) -> None:
     text = rendered["CLAIMS-A.md"]
     assert text.count("Evaluated on a held-out stream") == 1       # 4 rows share it
     assert text.count("weights not available: set CLAIMS_TOY_DIR") == 1  # 10 rows share it
-    assert all(line.endswith("| ⏭ S1 | 1 |") for line in table(text)[:10])
+    assert all(line.endswith("| ⏭ S1 | 1 | |") for line in table(text)[:10])
 
 
 def test_index_names_the_posts_pages_and_runs(rendered) -> None:
@@ -141,7 +141,7 @@ def test_every_page_stays_within_its_budget(which: str) -> None:
     shown = [rid for name, text in texts.items() if name != "CLAIMS.md" for rid in table_ids(text)]
     assert sorted(shown) == sorted(wanted)
     if which == "twice today":
-        assert any(re.fullmatch(r"CLAIMS-.+-\d+\.md", name) for name in texts)  # a page split into parts
+        assert any(re.fullmatch(r"CLAIMS-[^.]+\.\d+\.md", name) for name in texts)  # a page split into parts
 
 
 def test_many_long_rows_fit_by_leaner_prose_and_parts() -> None:
@@ -224,6 +224,20 @@ def test_schema_is_written_and_old_files_are_read(tmp_path: Path) -> None:
     doc, warning = results.load(path)
     assert doc is None and "schema" in warning
     assert "## A row's fields" in (tmp_path / "SCHEMA.md").read_text(encoding="utf-8")
+
+
+def test_rows_an_old_report_did_not_place_go_on_their_own_page(tmp_path: Path) -> None:
+    """A schema-4 file records no post: its rows this run did not collect are shown apart, and the index says why
+    (never under 'Beyond the posts')."""
+    (tmp_path / "results.json").write_text(json.dumps({"schema": {"name": "llm-claims-results", "version": 4},
+                                                       "environment": {**ENV, "torch": "2.x"},
+                                                       "claims": [{**V4_ROW, "nodeid": "claims/test_b.py::test_old[a]"}]}),
+                                           encoding="utf-8")
+    results.write(tmp_path, results.Measured(RUN, ENV, {"toy.same": make("toy.same")}, {}, declared(same=1)), REGISTRY)
+    texts = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("CLAIMS*.md")}
+    assert "toy.old[a]" in texts["CLAIMS-unplaced.md"] and "toy.old" not in texts.get("CLAIMS-beyond.md", "")
+    assert "schema 4, read as schema 5: 1 of its rows record no post" in texts["CLAIMS.md"]
+    assert "torch 2.x" in texts["CLAIMS.md"]  # the old environment's library versions, now the suite's facts
 
 
 def test_rows_round_trip_through_the_typed_row() -> None:

@@ -83,6 +83,17 @@ def test_partial_run_keeps_the_lines_of_rows_it_did_not_measure(suite: pytest.Py
     assert {x["id"] for x in _lines(suite)} == {"toy.scored"}
 
 
+def test_a_damaged_line_loses_that_line_only_and_says_so(suite: pytest.Pytester) -> None:
+    suite.runpytest().assert_outcomes(passed=3)
+    path = suite.path / "reports" / "samples.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([lines[0], lines[1][:25], lines[2]]) + "\n", encoding="utf-8")  # the second cut short
+    suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
+    assert [x["item"] for x in _lines(suite)] == [{"q": "1 + 1", "answer": 2, "correct": True}, {"q": "other"}]
+    warning = json.loads((suite.path / "reports" / "results.json").read_text(encoding="utf-8"))["warning"]
+    assert warning.startswith("1 lines of the previous samples.jsonl did not parse and were dropped")
+
+
 @pytest.mark.parametrize("samples", ['"bad"', "[1, 2]", '[{"q": 1}, "x"]'])
 def test_samples_not_a_list_of_objects_is_an_error_row(pytester: pytest.Pytester, samples: str) -> None:
     pytester.makeconftest(CONFTEST)
