@@ -31,7 +31,7 @@ import torch
 from llm_claims_lab.core import cache
 from llm_claims_lab.word2vec import corpus, ko_eval
 from llm_claims_lab.core.analogy import WordList
-from llm_claims_lab.core.atomic import write_text_atomic
+from llm_claims_harness.atomic import write_text_atomic
 from llm_claims_lab.data import Store, data_dir, mirror
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
 from llm_claims_lab.word2vec.lab import TRAINING_CODE, Word2VecLab

@@ -1,5 +1,6 @@
-"""Writing a report file so that readers see the old version or the new one, never half of one (the harness's
-own writer: it depends on pytest only)."""
+"""Writing a file so that readers see the old version or the new one, never half of one: the project's one atomic
+writer (standard library only), used by the harness for the report and by the measurement library for its cache,
+data and figures."""
 
 from __future__ import annotations
 

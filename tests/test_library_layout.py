@@ -75,3 +75,12 @@ def test_the_rule_has_no_cycle() -> None:
 def test_no_module_finds_files_from_its_own_location(path: Path) -> None:
     names = {n.id for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Name)}
     assert "__file__" not in names, "take the path from the caller (e.g. <rootdir>/calibration/...)"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(LIBRARY)))
+def test_module_takes_only_the_atomic_writer_from_the_harness(path: Path) -> None:
+    """The library depends on the harness's distribution for its one atomic writer, and for nothing else."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {alias.name for n in ast.walk(tree) if isinstance(n, ast.Import) for alias in n.names}
+    names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert {n for n in names if n.split(".")[0] == "llm_claims_harness"} <= {"llm_claims_harness.atomic"}

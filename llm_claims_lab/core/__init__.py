@@ -1,8 +1,10 @@
-"""What every experiment shares, and nothing experiment-specific: atomic writes (:mod:`.atomic`), JSON input files
+"""What every experiment shares, and nothing experiment-specific: JSON input files
 (:mod:`.json_files`), the noise formulas (:mod:`.stats`), devices and their numerics (:mod:`.devices`), the host
 allocator (:mod:`.host_memory`), the weight cache (:mod:`.cache`: train once, then load) and its build log
 (:mod:`.build_log`), hub reachability (:mod:`.hub`), vector arithmetic on any embedding table (:mod:`.analogy`),
 tables as subspaces (:mod:`.subspaces`) and the figure canvas (:mod:`.figures`).
 
-Imports no other sub-package of the library (``tests/test_library_layout.py``).
+Imports no other sub-package of the library (``tests/test_library_layout.py``). Files are written atomically with
+the project's one writer, :mod:`llm_claims_harness.atomic` (standard library only; the library depends on the harness's
+distribution, and imports nothing else of it).
 """

@@ -40,7 +40,7 @@ from filelock import FileLock, Timeout
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
-from llm_claims_lab.core.atomic import temporary_files, write_atomic
+from llm_claims_harness.atomic import temporary_files, write_atomic
 from llm_claims_lab.core.devices import cuda_numerics
 
 Tensors = dict[str, torch.Tensor]

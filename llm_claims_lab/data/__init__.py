@@ -41,7 +41,7 @@ import pooch
 
 from llm_claims_lab.data import kowiki
 from llm_claims_lab.inputs import wrong_format
-from llm_claims_lab.core.atomic import write_atomic, write_text_atomic
+from llm_claims_harness.atomic import write_atomic, write_text_atomic
 from llm_claims_lab.data.locations import (
     DATA_DIR_ENV,
     MIRROR_ENV,

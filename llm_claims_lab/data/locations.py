@@ -22,7 +22,7 @@ from llm_claims_lab.data.registry import DataSet, PublishedFile, Registry, mirro
 
 DATA_DIR_ENV = "CLAIMS_DATA_DIR"
 MIRROR_ENV = "CLAIMS_DATA_MIRROR"
-# the temporary files and directories of an interrupted write: ours (llm_claims_lab.core.atomic, Store's downloads:
+# the temporary files and directories of an interrupted write: ours (llm_claims_harness.atomic, Store's downloads:
 # ".<name>.<8 characters>.tmp") and pooch's ("tmp<8 characters>", tempfile's names)
 TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp|tmp[a-z0-9_]{8}")
 WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)  # a write's, whatever file it names
