@@ -9,6 +9,7 @@ import pytest
 from llm_claims_lab.pretrained import embeddings
 from llm_claims_lab import data
 from llm_claims_lab.pretrained.embeddings import GPT2_DIR_ENV
+from toy_suite import CLAIMS, CONFTEST
 
 
 @pytest.fixture
@@ -36,3 +37,11 @@ def _one_thread_per_child_under_xdist(monkeypatch: pytest.MonkeyPatch) -> None:
     instead of 124 CPU-s). Training and evaluation pin their own thread count anyway."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         monkeypatch.setenv("OMP_NUM_THREADS", "1")
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester directory holding the toy suite (:mod:`toy_suite`): its conftest and its claims."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_toy=CLAIMS)
+    return pytester

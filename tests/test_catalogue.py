@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from toy_posts import TOY_POSTS
+from toy_suite import CONFTEST
 
 from llm_claims_harness import catalogue
 from llm_claims_harness.markdown import BUDGET
 
 # the harness is the plugin of its entry point; the suite's options and device come from fixtures/
-SUITE_CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS
+SUITE_CONFTEST = CONFTEST
 
 ROOT = Path(__file__).resolve().parents[1]
 

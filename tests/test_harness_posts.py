@@ -7,13 +7,11 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from test_harness import CLAIMS
-from toy_posts import TOY_POSTS
+from toy_suite import CLAIMS, CONFTEST
 
 from llm_claims_harness.pages import GENERATED
 from llm_claims_harness.posts import Post, PostRegistryError, Registry, Section
 
-CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS
 
 
 @pytest.mark.parametrize(("where", "message"), [
@@ -83,13 +81,6 @@ def test_skips(verify):
     assert cases["test_junit"]["claim.measured"] == "0.5" and cases["test_junit"]["claim.noise_sd"] == "0.1"
     assert cases["test_junit"]["claim.as_expected"] == "true"
     assert cases["test_skips"]["claim.verdict"] == "skipped" and cases["test_skips"]["claim.reason"] == "no weights"
-
-
-@pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_toy=CLAIMS)
-    return pytester
 
 
 def test_report_files_get_the_usual_mode(suite: pytest.Pytester) -> None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from toy_posts import TOY_POSTS
+from toy_suite import CONFTEST
 
-CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS  # the harness: its entry point
 
 
 def _rows(pytester: pytest.Pytester) -> dict[str, dict]:

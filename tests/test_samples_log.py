@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from toy_posts import TOY_POSTS
+from toy_suite import CONFTEST
 
 import llm_claims_lab.core.analogy as A
 from llm_claims_lab.core.analogy import WordList, analogy, analogy_rank, answer, cosine, neighbours_record
@@ -20,7 +20,6 @@ from llm_claims_lab.word2vec.relatedness import (rho_difference, rho_difference_
                                                  ws353_items, ws353_score)
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS
 
 CLAIMS = '''
 from llm_claims_harness.declare import claim, exact
