@@ -86,8 +86,8 @@ def test_grad_accumulates(verify, case, generator, seed):
 
 @claim(
     id="input.add_keeps_width",
-    post="A", section="add-concat",
-    source="Post A, '더할 것인가, 이어붙일 것인가'; post B, 'token_embedding[token_ids] + positional_encoding[:seq_len]'",
+    post="B", section="why-add",
+    source="Post B, '위치는 왜 embedding에 더해도 되는가' and its PyTorch code; post A, '더할 것인가, 이어붙일 것인가'",
     statement="Adding PE keeps the input [B, T, D]; concatenating it widens the input to [B, T, 2D], and "
               "with it every later projection (not measured: a D×D projection at width 2D has (2D)²/D² = 4× "
               "the weights, by arithmetic).",
@@ -97,7 +97,7 @@ def test_grad_accumulates(verify, case, generator, seed):
                   "'더할 것인가, 이어붙일 것인가': concatenating makes every later layer costlier",
     cases={
         "add_shape": Case(statement="tok_emb[ids] + pe[:T] with B=2, T=8, D=6 (post B) has shape [B, T, D].",
-                          post_value=[2, 8, 6],
+                          post_value=[2, 8, 6], section="pytorch",
                           quote=Quote("x = token_embeddings + pe.unsqueeze(0) … print(x.shape) # torch.Size([2, 8, 6])",
                                       "post B's code adds the [T, D] table to [B, T, D] token embeddings and prints "
                                       "the shape [2, 8, 6]")),
@@ -107,8 +107,9 @@ def test_grad_accumulates(verify, case, generator, seed):
                                          "and the positional encoding enlarges the hidden size and changes the size of "
                                          "every later projection matrix too.")),
     },
-    version=2,
-    version_note="attention_params_ratio removed (issue 8): (2D)²/D² = 4 is arithmetic on torch's "
+    version=3,
+    version_note="v3 (issue 30): on post B, whose sentence and code both cases quote (v2 named post A); same "
+                 "measurements. v2: attention_params_ratio removed (issue 8): (2D)²/D² = 4 is arithmetic on torch's "
                  "MultiheadAttention, not our code, and could not fail; the statement keeps it as arithmetic",
 )
 def test_add_keeps_width(verify, case, generator):

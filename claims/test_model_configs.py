@@ -11,8 +11,8 @@ import importlib.metadata
 import pytest
 import torch
 
-from llm_claims_lab.pretrained.configs import ConfigUnavailable, hub_config, rope_settings
-from llm_claims_harness.declare import Case, Quote, claim, exact
+from llm_claims_lab.pretrained.configs import ConfigUnavailable, causal_lm_position_schemes, hub_config, rope_settings
+from llm_claims_harness.declare import Case, Quote, at_least, claim, exact
 
 OFFLINE = ("offline: the defaults of transformers' configuration classes (and tiny randomly initialised "
            "models built from them), not the hub's config.json, which is unreachable here")
@@ -149,6 +149,38 @@ def test_rope_settings(verify, case):
     verify([isinstance(settings["theta"], (int, float)), settings["has_scaling"]], details=details)
 
 
+ROPE_MORE_OFTEN = Quote("최신 decoder-only LLM에서는 입력 embedding에 위치 벡터를 더하는 방식보다 RoPE를 더 자주 쓴다",
+                        "recent decoder-only LLMs use RoPE more often than adding a position vector to the input "
+                        "embedding")
+
+
+@claim(
+    id="model.rope_more_often",
+    post="B", section="rope",
+    source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다'",
+    statement="Model families use RoPE more often than an additive position table: of the causal-LM families "
+              "transformers ships that use either (read from each family's modeling source: rotary q/k, or a "
+              "position table added to the input), the share that use RoPE is above one half.",
+    kind="post",
+    quote=ROPE_MORE_OFTEN,
+    expect_source="post B's sentence ('더 자주': more often, i.e. more than half of the families that use one of "
+                  "the two); Touvron et al. 2023 (Llama), Jiang et al. 2023 (Mistral), Qwen 2024: RoPE",
+    unit="(share of families)",
+    tolerance=at_least(0.5, "'더 자주' (more often): more than half; a count, exact", strict=True),
+    deviation=("every causal-LM family in transformers' MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, not only recent "
+               "decoder-only LLMs: older models and encoders with a causal-LM head count too, which can only lower "
+               "RoPE's share; families with neither scheme (ALiBi, relative biases, recurrent) or no modeling file "
+               "are listed, not counted"),
+)
+def test_rope_more_often(verify):
+    schemes = causal_lm_position_schemes()
+    count = {name: sum(1 for s in schemes.values() if s == name) for name in ("rope", "additive", "both", "neither",
+                                                                          "unknown")}
+    verify((count["rope"] + count["both"]) / (count["rope"] + count["additive"] + count["both"]),
+           details={"families by scheme": count, "transformers": TRANSFORMERS,
+                    "additive": sorted(t for t, s in schemes.items() if s == "additive")})
+
+
 # The hub's config.json at a pinned commit (a repo's main branch may change), read from the local Hugging Face
 # cache or, when reachable, the hub; skipped otherwise, saying how to get the file.
 HUB = {
@@ -205,21 +237,25 @@ def test_hub_positions(verify, case):
     id="config.hub_rope_settings",
     post="B", section="rope",
     source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling, context extension')",
-    statement="The RoPE settings post B names, rope_theta and rope_scaling, appear in published Llama and Qwen "
-              "configurations (the hub's config.json). The post's reading ('자주 보게 된다': you often see them) is "
-              "that these settings belong to such models, which a published configuration carrying both shows; "
-              "that every published configuration carries both is a literal reading.",
+    statement="The RoPE settings post B names appear in published Llama and Qwen configurations (the hub's "
+              "config.json). The post's reading ('자주 보게 된다': you often see them) is that opening such a "
+              "model's configuration shows a RoPE setting, rope_theta, for each family; that every published "
+              "configuration carries both rope_theta and rope_scaling is a literal reading, for each family alike.",
     tolerance=exact("flags are exact"),
     kind="post",
     quote=ROPE_QUOTE,
     expect_source=ROPE_SOURCE,
     deviation=HUB_DEVIATION + "; a rope_scaling of null counts as carried (the field is there, unscaled)",
     cases={
-        "llama": Case(statement=f"{HUB['llama'][0]} (a Llama-architecture model): [carries a numeric rope_theta, "
-                                "carries rope_scaling].", post_value=[True, True]),
-        "qwen2": Case(
-            statement=f"A literal reading: {HUB['qwen2'][0]} too, as every published configuration would: "
-                      "[carries a numeric rope_theta, carries rope_scaling].",
+        "llama": Case(statement=f"{HUB['llama'][0]} (a Llama-architecture model): [carries a numeric "
+                                "rope_theta].", post_value=[True]),
+        "qwen2": Case(statement=f"{HUB['qwen2'][0]}: [carries a numeric rope_theta].", post_value=[True]),
+        "llama_both": Case(
+            statement=f"A literal reading: {HUB['llama'][0]} carries both settings: [a numeric rope_theta, "
+                      "rope_scaling].", post_value=[True, True], kind="literal"),
+        "qwen2_both": Case(
+            statement=f"A literal reading: {HUB['qwen2'][0]} carries both settings: [a numeric rope_theta, "
+                      "rope_scaling].",
             post_value=[True, True], expect="refuted", kind="literal",
             expect_source="a copy of this commit's config.json, printed in GitHub chtho-like/rosellm "
                           "(rosellm/models/pretrained_config.py at 6ab3b43), has rope_theta 1000000.0 and no "
@@ -233,17 +269,19 @@ def test_hub_positions(verify, case):
             expect_source="control's design: GPT-2 has no rotary embedding, so the probe must find no RoPE "
                           "setting there"),
     },
-    version=2,
-    version_note="v2: re-read under the reading rule (issue 19): post B says you often meet rope_theta and "
-                 "rope_scaling working with Qwen and Llama models ('자주 보게 된다'), not that every published "
-                 "config.json lists both; the qwen2 case (no rope_scaling field in Qwen2.5-0.5B's file) is kind "
-                 "literal, still expected refuted, not counted against the post. Measurements unchanged",
+    version=3,
+    version_note="v3 (issue 30): one reading for both families. v2 judged Llama's file on both settings as the "
+                 "post's reading and Qwen's on the same pair as a literal one; now llama and qwen2 judge the post's "
+                 "reading (the file shows a RoPE setting, rope_theta) and llama_both and qwen2_both the literal "
+                 "one (both settings in every file). v2: re-read under the reading rule (issue 19)",
 )
 def test_hub_rope_settings(verify, case):
-    fields, details = _hub_fields(case.removesuffix("_control"))
+    family = case.removesuffix("_control").removesuffix("_both")
+    fields, details = _hub_fields(family)
     settings = rope_settings(fields)
     details |= {"rope_theta": settings["theta"], "scaling": settings["scaling"], "where": settings["where"]}
-    verify([isinstance(settings["theta"], (int, float)), settings["has_scaling"]], details=details)
+    theta = isinstance(settings["theta"], (int, float))
+    verify([theta] if case in ("llama", "qwen2") else [theta, settings["has_scaling"]], details=details)
 
 
 WIDTHS = {  # model family -> (its configuration class in transformers, the width field), defaults = the model named

@@ -273,7 +273,9 @@ def test_positions_from_one(verify, case):
               "reproduce with the post's own float32 code on the CPU: measured, the largest ratio (reproduced / printed, "
               "or its inverse) over the four gaps, at most 2. Not counted against the post: what it claims of these "
               "numbers, noise at floating-point level, holds either way (pe.sin.dot_depends_only_on_gap's spread "
-              "rows); their size depends on the device's float32 rounding, and the post ran on CUDA.",
+              "rows). Their size depends on float32 rounding in the CPU's matrix product (the post's 'property' "
+              "branch moves nothing to its CUDA device: its table and Gram matrix stay on the CPU, an Arm CPU on the "
+              "post's DGX Spark), so another machine's BLAS may well print other stds.",
     kind="beyond",
     post_value=list(POST_GAP_STD.values()), unit="× (worst ratio)",
     tolerance=at_most(2.0, "'reproduces' for a rounding-noise std: the same value within a factor of 2 (a different "

@@ -102,12 +102,12 @@ def _trace_of_nearness(seq_len: int, d_model: int) -> tuple[float, dict]:
 
 @claim(
     id="pe.sin.nearby_positions_similar",
-    post="A", section="exp3",
-    source="Post A, exp. 3 table; post B, '왜 하필 sin과 cos인가' ('position 10과 position 11')",
+    post="B", section="sin-cos",
+    source="Post B, '왜 하필 sin과 cos인가' ('position 10과 position 11'); post A, exp. 3 table (its gap means)",
     statement="Nearby positions leave a trace of similarity (dot products of sinusoidal rows): post B's sentence "
-              "read as a careful reader reads it, next to its claim that the encoding is continuous; the strict "
-              "readings (the nearest row is always a neighbour, the dot product falls with every step of the gap) "
-              "are literal rows.",
+              "read as a careful reader reads it, next to its claim that the encoding is continuous; stricter "
+              "properties than the words (the nearest row is always a neighbour, the dot product falls with every "
+              "step of the gap) are rows beyond the post.",
     kind="post",
     quote=NEARBY_QUOTE,
     cases={
@@ -124,35 +124,39 @@ def _trace_of_nearness(seq_len: int, d_model: int) -> tuple[float, dict]:
             expect_source=NEARBY_SOURCE + "; arithmetic: Σ_i cos(ω_i) ≈ 2.54 at gap 1, Σ_i cos(k·ω_i) ≈ 1.0–2.9 "
                                           "over gaps 2–7"),
         "gap1_nearest": Case(
-            statement="A strict reading: every position's most similar other position is a neighbour. Over all "
-                      "10,000 positions at d_model=128 (float64): the smallest, over positions p, of [least dot "
-                      "product with p ± 1 − largest dot product with any position ≥ 2 away] is positive.",
+            statement="Stricter than the words (beyond the post): every position's most similar other position is "
+                      "a neighbour. Over all 10,000 positions at d_model=128 (float64): the smallest, over positions "
+                      "p, of [least dot product with p ± 1 − largest dot product with any position ≥ 2 away] is "
+                      "positive.",
             tolerance=at_least(0.0, "a neighbour must beat every farther position; float64 errs by ~1e-13",
                                strict=True),
-            kind="literal", expect_source=NEARBY_SOURCE),
+            kind="beyond", expect_source=NEARBY_SOURCE),
         "gap1_nearest_table_8x6": Case(
-            statement="The same strict reading on post B's own 8×6 table (d_model=6, positions 0–7).",
+            statement="The same stricter property on post B's own 8×6 table (d_model=6, positions 0–7).",
             tolerance=at_least(0.0, "a neighbour must beat every farther position; float64 errs by ~1e-15",
                                strict=True),
-            kind="literal", expect="refuted",
+            kind="beyond", expect="refuted",
             expect_source="arithmetic: PE(0)·PE(6) = cos 6 + cos(6·0.0464) + cos(6·0.00215) ≈ 2.92 exceeds "
                           "PE(0)·PE(1) ≈ 2.54: the fast pair wraps (6 ≈ 2π) while the two slow pairs barely move"),
         "monotone": Case(
-            statement="A strict reading of 'a small change of position changes the vector a little': the mean dot "
+            statement="Stricter than the words 'a small change of position changes the vector a little': the mean dot "
                       "product never rises from gap k to gap k + 1, over every gap 0–63 of post A's setting "
                       "(L=64, d_model=128, float64); measured: the largest rise.",
             post_value=[POST_GAP_MEAN[k] for k in GAPS], unit="(post A's means at gaps 1, 3, 10, 30)",
-            tolerance=FLOAT64_RISE, kind="literal", expect="refuted",
+            tolerance=FLOAT64_RISE, kind="beyond", expect="refuted",
             expect_source="arithmetic: the mean is Σ_i cos(k·ω_i), which rises from 42.344 at gap 11 to 42.381 at "
                           "gap 12 (issue 10); post A's four gaps happen to fall on a decreasing run"),
         "monotone_table_8x6": Case(
-            statement="The same strict reading on post B's 8×6 table: the mean dot product never rises from gap k "
+            statement="The same stricter property on post B's 8×6 table: the mean dot product never rises from gap k "
                       "to k + 1 (gaps 0–7); measured: the largest rise.",
-            tolerance=FLOAT64_RISE, kind="literal", expect="refuted",
+            tolerance=FLOAT64_RISE, kind="beyond", expect="refuted",
             expect_source="arithmetic: Σ_i cos(k·ω_i) at d_model=6 is 1.00 at gap 3 and 2.70 at gap 7 (issue 10)"),
     },
-    version=3,
-    version_note="v3: re-read under the reading rule (issue 19): post B says nearby positions 'leave a trace of being "
+    version=4,
+    version_note="v4 (issue 30): on post B, whose sentence every case quotes (v3 named post A); the strict readings "
+                 "become kind beyond: the nearest row always a neighbour, the mean falling at every gap, are stricter "
+                 "than the words ('흔적'), not a literal reading of them (same measurements, same expectations). "
+                 "v3: re-read under the reading rule (issue 19): post B says nearby positions 'leave a trace of being "
                  "near' ('흔적을 남긴다') and that the vector changes little when the position does, not that the "
                  "nearest row is always a neighbour nor that the dot product falls with every step of the gap; "
                  "gap1_nearest, gap1_nearest_table_8x6, monotone and monotone_table_8x6 become kind literal (same "

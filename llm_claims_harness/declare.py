@@ -76,6 +76,7 @@ class Case:
     expect_source: str | None = None
     revised: Revision | None = None
     quote: Quote | None = None
+    section: str | None = None  # the post's section this case's sentence is in, where it differs from the claim's
     params: Mapping[str, Any] | None = None  # the test's arguments for this case (see :func:`claim`)
 
 
@@ -94,7 +95,7 @@ class Claim:
     registered before measuring), ``quote`` (a :class:`Quote`: the post's sentence a ``post`` or ``literal`` row
     tests; required for those kinds), ``post`` and ``section`` (the registered post, and its section, the row comes
     from, required for those kinds and checked against the suite's registry at collection:
-    :mod:`llm_claims_harness.posts`).
+    :mod:`llm_claims_harness.posts`; a case may name another section of the same post, ``Case(section=...)``).
     """
 
     id: str
@@ -140,6 +141,11 @@ class Claim:
             if case.kind is not None and case.kind not in KINDS:
                 raise ClaimDeclarationError(f"{where}: kind {case.kind!r} is unknown; use one of {KINDS}")
             _check_revision(where, case.revised, case.expect or self.expect)
+            if case_id and case.section is not None and (self.post is None or not isinstance(case.section, str)
+                                                         or not case.section.strip()):
+                raise ClaimDeclarationError(f"{where}: a case's section is a section id of the claim's post; the "
+                                            "claim names no post" if self.post is None else
+                                            f"{where}: section must be a registered section id, got {case.section!r}")
             if case_id or not self.cases:  # each row: a case, or the claim when it has none
                 _check_quote(where, case.kind or self.kind, case.quote or self.quote)
 
@@ -176,7 +182,7 @@ class Claim:
         revised: Revision | None = pick("revised")
         return Declared(
             id=f"{self.id}[{case_id}]" if case_id else self.id, claim_id=self.id, case=case_id, post=self.post,
-            section=self.section, kind=pick("kind"), source=self.source, statement=pick("statement"),
+            section=pick("section"), kind=pick("kind"), source=self.source, statement=pick("statement"),
             post_value=pick("post_value"), unit=pick("unit"), tolerance=pick("tolerance"),
             expected_verdict=pick("expect"), expect_source=pick("expect_source"),
             preregistered_expect=revised.preregistered if revised else pick("expect"),

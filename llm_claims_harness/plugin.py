@@ -228,18 +228,19 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         function = item.nodeid.split("[")[0]
         if owner.setdefault(spec.id, function) != function:
             raise pytest.UsageError(f"claim id {spec.id!r} is declared twice: {owner[spec.id]} and {function}")
+        rid = row_id(item)  # a usage error for a parameter id that is not a declared case
+        section = spec.resolve(case_id(item)).section
         if spec.post is not None:
             try:
-                registry.post(spec.post)[1].section(spec.section or "")
+                registry.post(spec.post)[1].section(section or "")
             except PostRegistryError as exc:
                 hint = "" if registry.posts else (f" (no conftest.py or plugin of this run answered it: rootdir "
                                                   f"{config.rootpath}; run pytest where the suite's conftest.py is)")
                 raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}"
                                         f"{hint}") from None
-        rid = row_id(item)
         item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
         state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = {"version": spec.version, "post": spec.post,
-                                                                        "section": spec.section}
+                                                                        "section": section}
     if hasattr(config, "workeroutput"):  # xdist worker: the controller reads this when we finish
         config.workeroutput["claims_collected"] = state.collected
     if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error

@@ -95,3 +95,14 @@ def test_a_failed_download_names_the_repo_and_commit(tmp_path: Path, monkeypatch
     with pytest.raises(ConfigUnavailable, match=r"^Hugging Face hub: org/model@0123456: OSError: Revision Not Found "
                                                 r"for url$"):
         hub_config("org/model", REVISION, cache_dir=tmp_path)
+
+
+def test_causal_lm_position_schemes_know_the_families_papers_describe() -> None:
+    """Llama, Mistral and Qwen2 rotate q and k (Touvron et al. 2023; Jiang et al. 2023; Qwen 2024), GPT-2 and OPT
+    add a learned table (Radford et al. 2019; Zhang et al. 2022), BLOOM and MPT use ALiBi (neither)."""
+    from llm_claims_lab.pretrained.configs import causal_lm_position_schemes
+
+    schemes = causal_lm_position_schemes()
+    assert {t: schemes[t] for t in ("llama", "mistral", "qwen2", "gpt2", "opt", "bloom", "mpt")} == {
+        "llama": "rope", "mistral": "rope", "qwen2": "rope", "gpt2": "additive", "opt": "additive",
+        "bloom": "neither", "mpt": "neither"}

@@ -7,7 +7,9 @@ Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling'
 
 from __future__ import annotations
 
+import importlib.resources
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,3 +78,33 @@ def hub_config(repo: str, revision: str, *, cache_dir: str | os.PathLike | None 
     except InputFileError as exc:
         raise ConfigUnavailable(f"{where} config.json: {exc}") from None
     return config, source
+
+
+_ROTARY = re.compile(r"apply_rotary_pos_emb|class \w*Rotary\w*\(")  # RoPE: q and k rotated by position
+# an additive absolute table: a learned nn.Embedding over positions, or a sinusoidal / learned positional module
+_ADDITIVE = re.compile(r"nn\.Embedding\(\s*(?:config\.)?(?:max_position_embeddings|n_positions|max_positions|max_seq_len)"
+                       r"|SinusoidalPositionalEmbedding|LearnedPositionalEmbedding")
+
+
+def causal_lm_position_schemes() -> dict[str, str]:
+    """How each causal-LM family transformers ships encodes position, read from its modeling source (no model is
+    built): ``{model_type: scheme}``, scheme ``"rope"`` (rotates q and k), ``"additive"`` (adds a position table to
+    the input), ``"both"``, ``"neither"`` (ALiBi, relative biases, recurrent models) or ``"unknown"`` (no modeling
+    file in the wheel). The families are transformers' ``MODEL_FOR_CAUSAL_LM_MAPPING_NAMES`` (encoders with a
+    causal-LM head included). Post B, '요즘 모델은 RoPE를 더 많이 쓴다'."""
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    models = importlib.resources.files("transformers") / "models"
+    schemes = {}
+    for model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        folder = models / model_type_to_module_name(model_type)
+        sources = sorted(f for f in folder.iterdir() if f.name.startswith("modeling_") and f.name.endswith(".py")) \
+            if folder.is_dir() else []
+        if not sources:
+            schemes[model_type] = "unknown"
+            continue
+        text = "\n".join(source.read_text(encoding="utf-8") for source in sources)
+        rope, additive = bool(_ROTARY.search(text)), bool(_ADDITIVE.search(text))
+        schemes[model_type] = ("both" if rope else "additive") if additive else "rope" if rope else "neither"
+    return schemes
