@@ -45,14 +45,17 @@ def _bias_figure(figure, tables: torch.Tensor, train_len: int) -> list[str]:
               "counting from 0) are still their initial values: measured, the largest |pos[20:40] − init| over "
               "those rows (all seeds).",
     kind="post",
-    quote=Quote("1번부터 20번까지의 위치 정보는 완벽하게 학습하지만, 21번부터 40번까지의 위치는 한 번도 훈련된 적 없는 "
-                "초기화 상태의 '랜덤 쓰레기 값'으로 남아있게 됩니다",
+    quote=Quote("1번부터 20번까지의 위치 정보는 완벽하게 학습(loss.backward())하지만, 21번부터 40번까지의 위치는 한 번도 "
+                "훈련된 적 없는 초기화 상태의 '랜덤 쓰레기 값'으로 남아있게 됩니다",
                 "positions 1 to 20 are learned perfectly, but positions 21 to 40 remain in their never-trained "
                 "initial state, 'random garbage values'"),
     expect_source="post A's sentence; arithmetic: a length-20 batch reads rows 0–19 only, so rows 20–39 get a "
                   "gradient of exactly 0 at every step, and Adam moves such a parameter by exactly 0",
     post_value=0.0, unit="(table entry)",
     tolerance=exact("Adam moves a parameter whose gradient is always exactly 0 by 0/(√0 + ε) = 0: exact"),
+    version=2,
+    version_note="v2 (issue 30): the quote keeps the post's words ('학습(loss.backward())하지만'), which it had "
+                 "dropped without '…'; protocol, tolerance and expectation unchanged",
     deviation=DEVIATION,
 )
 def test_learned_rows_untrained(verify, extrapolation_lab, seeds):

@@ -2,7 +2,8 @@
 
 Each case copies the extrapolation claims (``claims/test_extrapolation*.py`` and their shared helpers) into a
 ``pytester`` directory with a conftest that plants one bug in ``llm_claims_lab`` and trains without the steps
-sweep (the protocol's 3000 steps only), runs the rows the bug concerns in a subprocess, and checks that exactly
+sweep (the protocol's 3000 steps only; a bug that edits only what is computed after the cache keeps the suite's
+lab, ``WITH_SWEEP``, and trains nothing), runs the rows the bug concerns in a subprocess, and checks that exactly
 the expected rows turn "not as expected".
 
 The subprocess shares this run's weight cache, so it trains only what the bug changes: a planted bug that edits
@@ -51,6 +52,15 @@ def plant(source, schemes):
                                  if mutated(e) else e for e in entries])
     WeightCache.fetch_many = fetch_mutated
 """
+# Put back after a planted bug that edits no code the cache fingerprints: the suite's own lab (the steps sweep's
+# runs), so the rows read the run's entries and nothing is trained for the mutation.
+WITH_SWEEP = """
+
+@pytest.fixture(scope="session")
+def extrapolation_lab(weight_cache, device):
+    from llm_claims_lab.extrapolation import SWEPT_SCHEMES, ExtrapolationLab
+    return ExtrapolationLab(weight_cache, device, sweep=SWEPT_SCHEMES)
+"""
 FILES = ["test_extrapolation.py", "test_extrapolation_mechanisms.py", "test_extrapolation_beyond.py",
          "test_extrapolation_footing.py", "extrapolation_common.py"]
 MAIN, MECHANISMS, BEYOND, FOOTING = (f"{name}::" for name in FILES[:4])
@@ -86,6 +96,15 @@ MUTATIONS = {
         P.LearnedPositionalEmbedding.forward = lambda self, seq_len: self.weight[torch.arange(seq_len) % 20]
         """, ("learned",), [MAIN + "test_learned", MAIN + "test_new_positions_near_chance"],
         {"extrap.new_positions_near_chance[learned]"}),
+    # accuracy 'over all positions' scored on the positions seen in training only (the new positions sliced off):
+    # sinusoidal PE seems to keep its accuracy at 40, so post B's 'not solved automatically' reads as false. It edits
+    # scoring, after the cache: the rows read the run's own steps-sweep entries, and nothing is trained
+    "all_positions_scored_as_seen": (textwrap.dedent("""
+        from llm_claims_lab.extrapolation import Run
+        positions = Run._positions
+        Run._positions = lambda self, part, L: positions(self, "seen" if part == "acc" else part, L)
+        """) + WITH_SWEEP, (), [MAIN + "test_sin_long_context_not_automatic", MAIN + "test_sinusoidal[len40]"],
+        {"extrap.sin_long_context_not_automatic", "extrap.sinusoidal[len40]"}),
     # ALiBi built without the mirrored mask that gives it its direction: the lab builds the symmetric control's
     # model (same heads and slopes, no mask) where ALiBi is asked for. No code is edited, so the weights are the
     # control's own entry, shared with the run.
