@@ -1,4 +1,4 @@
-"""Position inside attention: order-blindness without PE, RoPE's relative scores, insertion invariance.
+"""Position inside attention: order-blindness without PE, RoPE's relative scores and angles, an inserted token.
 
 The score's decay with distance (ALiBi, RoPE) is ``test_score_decay.py``.
 
@@ -90,6 +90,38 @@ def test_rope_score_depends_only_on_offset(verify, case, generator):
         verify((means.max() - means.min()).item())
 
 
+
+ROPE_WIDE = 128  # post A's d_model, as the RoPE rows of test_score_decay.py
+
+
+@claim(
+    id="rope.frequencies_from_paper",
+    post="B", section="rope",
+    source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' (RoPE rotates q and k by position); Su et al. 2021, §3.2.2",
+    statement="Our RoPE turns channel pair i (channels 2i − 1, 2i, i = 1 … d/2) of a query or key at position m "
+              "by m·θ_i, counter-clockwise, with RoFormer's θ_i = 10000^(−2(i−1)/d) (d = 128, float64): the largest "
+              "|θ_i read from the rotation (atan2 of the rotated unit vector e_(2i−1) at position 1) − θ_i of the "
+              "paper's formula|, the formula written out here, not taken from the library. The posts give no θ; "
+              "every RoPE row rests on these angles.",
+    tolerance=at_most(1e-12, "float64 sin/cos/atan2 err by ~1e-16; another base (Llama 3's 500,000, or 1,000) "
+                             "moves θ_2 by more than 1e-2, a rotation the other way flips every sign"),
+    kind="beyond",
+    expect_source="Su et al. 2021 (RoFormer), §3.2.2: R^d_(Θ,m) rotates pair i by m·θ_i with the pre-defined "
+                  "Θ = {θ_i = 10000^(−2(i−1)/d), i ∈ [1, …, d/2]}, the base of post A's sinusoidal table",
+)
+def test_rope_frequencies_from_paper(verify):
+    units = torch.eye(ROPE_WIDE, dtype=torch.float64)[0::2, None, :]  # [D/2, T=1, D]: e_(2i−1) for each pair
+    turned = apply_rope(units, torch.tensor([1]))[:, 0]  # [D/2, D]: each unit vector at position 1
+    pair = torch.arange(ROPE_WIDE // 2)  # [D/2]
+    read = torch.atan2(turned[pair, 2 * pair + 1], turned[pair, 2 * pair])  # [D/2]: every θ_i ≤ 1 rad < π
+    paper = torch.tensor([10000.0 ** (-2 * (i - 1) / ROPE_WIDE) for i in range(1, ROPE_WIDE // 2 + 1)],
+                         dtype=torch.float64)  # [D/2]: θ_1 … θ_(d/2)
+    worst = int((read - paper).abs().argmax())
+    verify((read - paper).abs().max().item(),
+           details={"pair i with the largest error (1-based)": worst + 1,
+                    "θ_i read, paper": [read[worst].item(), paper[worst].item()],
+                    "θ_1, θ_2, θ_64 read": [round(read[k].item(), 9) for k in (0, 1, ROPE_WIDE // 2 - 1)]})
+
 CHANGED = at_least(1e-3, "six orders above float64 noise; position terms of size ~1 move logits by O(0.1–1)")
 MID_SOURCE = ("post B, after figure 3 ('밥을 다음에 동사가 온다는 구조는 유지된다'): with 정말 inserted after the first "
               "word, the verb's absolute position moves and the verb still follows 밥을")
@@ -97,55 +129,99 @@ FRONT_QUOTE = Quote("그림 3. 문장 앞에 토큰이 끼어들면 절대 posit
                     "a token cut in at the front pushes absolute positions back, but relations to nearby tokens stay")
 MID_QUOTE = Quote("나는 정말 오늘 밥을 먹었다에서는 5번 위치로 밀린다. 절대 위치는 달라졌지만 밥을 다음에 동사가 온다는 구조는 유지된다", "in 나는 "
                   "정말 오늘 밥을 먹었다 it moves to 5; the absolute position changed, the verb still comes after 밥을")
+RELATIONS_SOURCE = ("post B, figure 3 and the paragraph before it (the quote; 'sinusoidal positional encoding은 모델이 이런 "
+                    "상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다'): the sinusoidal vectors move with the insertion, "
+                    "their relations do not; arithmetic: PE(i)·PE(j) = Σ cos((j − i)·ω) depends on j − i only")
+RELATIVE_SOURCE = ("arithmetic: these schemes' logit is a function of the two tokens and their offset alone "
+                   "(Shaw et al. 2018; Su et al. 2021: R_mᵀ R_n = R_(n−m)), and the insertion keeps the offsets of "
+                   "these pairs")
 STRADDLE_SOURCE = ("arithmetic: a pair that straddles the inserted token is one position further apart, and these "
                    "schemes' logit is a function of the offset (Shaw et al. 2018; Su et al. 2021)")
+CROSS_TERM_SOURCE = ("arithmetic: (x_i + PE(i))ᵀ Wq Wkᵀ (x_j + PE(j)) has cross terms x_iᵀ Wq Wkᵀ PE(j) that move with "
+                     "the absolute position j for a generic Wq Wkᵀ; post A, exp. 3: '그 W가 새 위치에서 작동할 이유는 없습니다'")
+ABSOLUTE_CONTROL = ("control's design: a table of independent random rows has no relative structure, so a shift of "
+                    "every position must change what it gives; else the zero of the other rows would be blindness")
+BEYOND_FIGURE = "Beyond the post (figure 3 is about the sinusoidal vectors, not a layer's logits): "
 
 
 @claim(
     id="pos.relative_survives_insertion",
     post="B", section="fig3",
     source="Post B, figure 3 ('문장 앞에 토큰이 끼어들면') and the example after it ('나는 정말 오늘 밥을 먹었다')",
-    statement="Inserting a token shifts absolute positions but keeps relative ones: the attention logits "
-              "among the original tokens are unchanged for relative schemes and changed for absolute ones. "
-              "Measured: max |logit change| over the original token pairs (T=6 → 7, D=64, float64).",
+    statement="Figure 3 sits in post B's section on why sinusoidal PE: the paragraph before it says sinusoidal PE "
+              "lays down coordinates for relative-position rules. Its reading: a token inserted in front (or, in "
+              "the example, after the first word) moves the absolute position vectors, and the relation between "
+              "the position vectors of two original tokens stays. Measured on sinusoidal PE: the smallest move of a "
+              "vector, and the largest change of PE(i)·PE(j) over the original token pairs, the dot product by "
+              "which post A reads relative position ('PE(i)·PE(j) … 간격 i−j에만 의존한다면 상대 위치가 새겨져 "
+              "있다'; the same identity as pe.sin.dot_depends_only_on_gap, here on post B's figure and example). "
+              "Beyond the post: the attention "
+              "logits of one layer with random weights among the original tokens, for relative schemes (unchanged, "
+              "an identity) and absolute ones (changed). T=6 → 7, D=64, float64.",
     tolerance=FLOAT64_NOISE,
-    kind="post",
-    quote=FRONT_QUOTE,
-    expect_source="post B, figure 3 (the quote): a token inserted in front shifts absolute positions, relative ones stay",
+    kind="beyond",
+    expect_source=RELATIVE_SOURCE,
     cases={
-        "relative_bias": Case(statement="in front (figure 3); per-offset relative bias (post A's rel, random "
-                                        "entries): unchanged."),
-        "rope": Case(statement="in front; RoPE: unchanged."),
-        "sinusoidal": Case(statement="in front; sinusoidal PE added to the input (absolute): changed (≥ 1e-3).",
-                           tolerance=CHANGED),
+        "sinusoidal_pe_moves": Case(
+            statement="in front (figure 3); sinusoidal PE: the absolute position vectors are pushed back: the "
+                      "smallest |PE(p+1) − PE(p)| over the original tokens' positions p (at least 0.1).",
+            tolerance=at_least(0.1, "a move no rounding makes (float64 errs by ~1e-15 on rows of norm √32 ≈ 5.7), "
+                                    "far below one step's: the fastest pair alone moves by 2·sin(½) ≈ 0.96"),
+            kind="post", quote=FRONT_QUOTE,
+            expect_source="post B, figure 3 ('절대 position은 밀리지만'); arithmetic: |PE(p+1) − PE(p)|² = "
+                          "Σ_i 2 − 2·cos ω_i, the same at every p, > 0"),
+        "sinusoidal_pe_relations": Case(
+            statement="in front (figure 3); sinusoidal PE: max |PE(i+1)·PE(j+1) − PE(i)·PE(j)| over the original "
+                      "tokens' positions i, j (the smallest move |PE(p+1) − PE(p)| of a vector is in the details).",
+            kind="post", quote=FRONT_QUOTE, expect_source=RELATIONS_SOURCE),
+        "mid_sinusoidal_pe_relations": Case(
+            statement="after the first token (post B's 정말); sinusoidal PE: the same among the tokens after the "
+                      "insertion (the post's 밥을 → 먹었다).", kind="post", quote=MID_QUOTE,
+            expect_source=MID_SOURCE + "; " + RELATIONS_SOURCE),
+        "learned_pe_relations": Case(
+            statement="control: in front; a learned table at initialisation (independent rows ~N(0, 1)): the same "
+                      "dot products change (≥ 1e-3).", tolerance=CHANGED, kind="control",
+            expect_source=ABSOLUTE_CONTROL),
+        "relative_bias": Case(statement=BEYOND_FIGURE + "in front; per-offset relative bias (post A's rel, random "
+                                        "entries): logits unchanged."),
+        "rope": Case(statement=BEYOND_FIGURE + "in front; RoPE: logits unchanged."),
+        "sinusoidal": Case(
+            statement=BEYOND_FIGURE + "in front; sinusoidal PE added to the input: although its vectors keep their "
+                      "relations, the logits among the original tokens change (≥ 1e-3).",
+            tolerance=CHANGED, expect_source=CROSS_TERM_SOURCE),
         "learned": Case(
-            statement="in front; learned table added to the input (absolute; entries ~N(0, 1), the scale of the "
-                      "token embeddings): changed (≥ 1e-3).",
-            tolerance=CHANGED),
+            statement="control: in front; learned table added to the input (entries ~N(0, 1), the scale of the "
+                      "token embeddings): logits changed (≥ 1e-3).",
+            tolerance=CHANGED, kind="control", expect_source=ABSOLUTE_CONTROL),
         "mid_relative_bias": Case(
-            statement="after the first token (post B's 정말); relative bias: logits among the tokens after the "
-                      "insertion (the post's 밥을 → 먹었다) unchanged.", expect_source=MID_SOURCE, quote=MID_QUOTE),
-        "mid_rope": Case(statement="after the first token; RoPE: logits among the tokens after it unchanged.",
-                         expect_source=MID_SOURCE, quote=MID_QUOTE),
-        "mid_sinusoidal": Case(statement="after the first token; sinusoidal PE: logits among the tokens after "
-                                         "it changed (≥ 1e-3).", tolerance=CHANGED, expect_source=MID_SOURCE,
-                               quote=MID_QUOTE),
-        "mid_learned": Case(statement="after the first token; learned table: logits among the tokens after it "
-                                      "changed (≥ 1e-3).", tolerance=CHANGED, expect_source=MID_SOURCE,
-                            quote=MID_QUOTE),
+            statement=BEYOND_FIGURE + "after the first token (post B's 정말); relative bias: logits among the tokens "
+                      "after the insertion (the post's 밥을 → 먹었다) unchanged."),
+        "mid_rope": Case(statement=BEYOND_FIGURE + "after the first token; RoPE: logits among the tokens after it "
+                                                   "unchanged."),
+        "mid_sinusoidal": Case(
+            statement=BEYOND_FIGURE + "after the first token; sinusoidal PE: logits among the tokens after it changed "
+                                      "(≥ 1e-3).", tolerance=CHANGED, expect_source=CROSS_TERM_SOURCE),
+        "mid_learned": Case(statement="control: after the first token; learned table: logits among the tokens after it "
+                                      "changed (≥ 1e-3).", tolerance=CHANGED, kind="control",
+                            expect_source=ABSOLUTE_CONTROL),
         "mid_straddling_relative_bias": Case(
             statement="after the first token; relative bias: logits between the first token and the tokens "
                       "after the insertion do change (≥ 1e-3): relative relations survive only on one side.",
-            tolerance=CHANGED, kind="beyond", expect_source=STRADDLE_SOURCE),
+            tolerance=CHANGED, expect_source=STRADDLE_SOURCE),
         "mid_straddling_rope": Case(
             statement="after the first token; RoPE: logits between the first token and the tokens after the "
                       "insertion do change (≥ 1e-3).",
-            tolerance=CHANGED, kind="beyond", expect_source=STRADDLE_SOURCE),
+            tolerance=CHANGED, expect_source=STRADDLE_SOURCE),
     },
-    version=2,
-    version_note="issue 10: post B's text inserts 정말 mid-sentence, not at the front as its figure does; the "
-                 "front cases are unchanged (same draws, same values) and mid-sentence cases are added: pairs "
-                 "after the insertion (the post's claim) and, beyond the post, pairs that straddle it",
+    version=3,
+    version_note="v3 (issue 30): figure 3 is about the sinusoidal vectors (its section: why sin and cos), so the "
+                 "post's rows now measure them: sinusoidal_pe_moves (the vectors are pushed), sinusoidal_pe_relations "
+                 "and mid_sinusoidal_pe_relations (PE(i)·PE(j) of the original tokens before and after the "
+                 "insertion), with a learned-table control. The logit "
+                 "rows keep their draws and values but no longer judge the post: relative_bias, rope and their mid_ "
+                 "cases are identities of relative schemes (kind beyond, arithmetic), sinusoidal and mid_sinusoidal "
+                 "a finding beyond it (random weights do not keep the relation), learned and mid_learned controls. "
+                 "v2 (issue 10): mid-sentence cases added, as post B's text inserts 정말 after the first word",
 )
 def test_relative_survives_insertion(verify, case, generator):
     scheme = case  # the case id names the scheme and where the token is inserted
@@ -159,6 +235,22 @@ def test_relative_survives_insertion(verify, case, generator):
     with torch.no_grad():  # draws from this test's generator, not the global stream: order-independent
         rel.bias.copy_(torch.randn(rel.bias.shape, generator=generator, dtype=torch.float64))
         learned.weight.copy_(torch.randn(learned.weight.shape, generator=generator, dtype=torch.float64))
+
+    if "_pe_" in scheme:  # the position vectors themselves, before and after the insertion
+        with torch.no_grad():
+            table = (learned(seq_len + 1) if scheme.startswith("learned")
+                     else sinusoidal_table(seq_len + 1, d_model, dtype=torch.float64))  # [T + 1, D]
+        mid = scheme.startswith("mid_")
+        moved_to = [0, *range(2, seq_len + 1)] if mid else list(range(1, seq_len + 1))  # [T]: new positions
+        kept = slice(1, None) if mid else slice(None)  # mid: only the tokens after the insertion
+        before, after = table[:seq_len][kept], table[moved_to][kept]  # [T', D] each
+        moves = (after - before).norm(dim=1).min().item()  # the smallest move of an original token's vector
+        relations = (after @ after.T - before @ before.T).abs().max().item()  # largest change of a dot product
+        if scheme.endswith("_moves"):
+            verify(moves, details={"largest change of PE(i)·PE(j) over the original pairs": relations})
+        else:
+            verify(relations, details={"smallest move |PE(p′) − PE(p)| of an original token's vector": round(moves, 4)})
+        return
 
     kind = scheme.removeprefix("mid_").removeprefix("straddling_")
 

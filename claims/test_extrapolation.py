@@ -2,11 +2,11 @@
 
 Post A, exp. 3 ``pe_probe.py --exp extrapolate``: a learned table, sinusoidal PE and a per-offset relative bias,
 trained on the right-neighbour task at length 20; the accuracies of the post's table, its 'hits the floor'
-diagnosis, the raw-integer preamble, and post B's 'relative rules are easy' read on the same runs. Each model
-is trained once and cached (``llm_claims_lab/core/cache.py``); values are for seed 42, or the mean of
-``--claims-seeds N`` seeds. Tolerances are effect sizes declared with their reasons; each stochastic row's
-noise (its SD) comes from ``calibration/extrapolation.json`` (seeds 1–20, evaluation sets independent of
-training), divided by √N. Shared fixtures: ``fixtures/extrapolation.py``; shared helpers:
+diagnosis, the raw-integer preamble, and post B's 'relative rules are easy' and 'long contexts do not come
+for free' read on the same runs. Each model is trained once and cached (``llm_claims_lab/core/cache.py``); values
+are for seed 42, or the mean of ``--claims-seeds N`` seeds. Tolerances are effect sizes declared with their
+reasons; each stochastic row's noise (its SD) comes from ``calibration/extrapolation.json`` (seeds 1–20,
+evaluation sets independent of training), divided by √N. Shared fixtures: ``fixtures/extrapolation.py``; shared helpers:
 ``extrapolation_common.py``.
 """
 
@@ -16,7 +16,8 @@ import statistics
 
 import pytest
 
-from extrapolation_common import CHANCE, DEVIATION, LEARNS, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
+from extrapolation_common import (CHANCE, DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, _drop_noise,
+                                  _mean, _noise)
 from llm_claims_harness.declare import Case, Quote, at_most, claim, close
 from llm_claims_lab.extrapolation import CURVE_STEPS
 
@@ -88,7 +89,8 @@ def test_relative_bias(verify, request, quantity):
 FLOOR = CHANCE + 10  # % : our reading of "hits the floor"
 POST_IMPLIED_NEW = {s: (at40 * 39 - 100 * 19) / 20 for s, (_, at40) in POST_RUNS.items()}  # if 0–18 at 100 %
 FLOOR_SENTENCE = "'길이가 40인 시험 문제에서는 정답률이 바닥을 칠 것입니다'"
-FLOOR_QUOTE = Quote("21번부터 40번까지의 위치는 … 랜덤 쓰레기 값으로 남아있게 됩니다. 당연히 길이가 40인 시험 문제에서는 "
+FLOOR_VALUE = "바닥을 칠 것 (hits the floor)"  # the post's words for the learned table at length 40
+FLOOR_QUOTE = Quote("21번부터 40번까지의 위치는 … '랜덤 쓰레기 값'으로 남아있게 됩니다. 당연히 길이가 40인 시험 문제에서는 "
                     "정답률이 바닥을 칠 것입니다",
                     "positions 21 to 40 remain random garbage values … Naturally, on the length-40 test the accuracy "
                     "will hit the floor")
@@ -108,12 +110,12 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
               f"{CHANCE:g} %). Two readings, each its own row: literally, the accuracy at length 40 over all "
               "positions (what the post's table prints as 전체); per position, the accuracy on the new positions "
               "19–38, whose table rows (21–40 in the post's count) are never trained.",
-    kind="post", quote=FLOOR_QUOTE,
-    post_value="hits the floor", unit="%",
+    kind="post", quote=FLOOR_QUOTE, unit="%",
     tolerance=at_most(FLOOR, f"our reading of 'hits the floor': within 10 pp of chance ({CHANCE:g} %), i.e. "
                              f"≤ {FLOOR:g} %; the relative bias keeps about 77 % there"),
     cases={
         "learned": Case(
+            post_value=FLOOR_VALUE,
             statement=f"learned, per position: accuracy on the new positions 19–38 at length 40 is at most "
                       f"{FLOOR:g} % (the post's table implies {POST_IMPLIED_NEW['learned']:.1f} % if positions "
                       "0–18 stay at 100 %).",
@@ -122,7 +124,10 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
                           f"the post's table: 52.4 % over 39 positions with 0–18 at 100 % leaves "
                           f"{POST_IMPLIED_NEW['learned']:.1f} % on 19–38"),
         "sinusoidal": Case(
-            quote=W_QUOTE,
+            quote=W_QUOTE, post_value="작동할 이유는 없습니다 (no reason it works)",
+            tolerance=at_most(FLOOR, f"our reading of '그 W가 새 위치에서 작동할 이유는 없습니다' (W does not work at "
+                                     f"the new positions): within 10 pp of chance ({CHANCE:g} %), i.e. ≤ {FLOOR:g} %, "
+                                     "as the post's table implies; the relative bias keeps about 77 % there"),
             statement=f"sinusoidal, per position: accuracy on the new positions 19–38 at length 40 is at most "
                       f"{FLOOR:g} % (the post's table implies {POST_IMPLIED_NEW['sinusoidal']:.1f} % if positions "
                       "0–18 stay at 100 %).",
@@ -131,17 +136,25 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
                           "positions; the floor sentence itself is about the learned table); arithmetic on the post's "
                           f"table: 50.8 % with 0–18 at 100 % leaves {POST_IMPLIED_NEW['sinusoidal']:.1f} % on 19–38"),
         "learned-overall": Case(
-            statement=f"learned, literally: accuracy at length 40 over all positions 0–38 is at most {FLOOR:g} %.",
+            kind="literal", post_value=FLOOR_VALUE,
+            statement=f"learned, literally: accuracy at length 40 over all positions 0–38 is at most {FLOOR:g} %. "
+                      "A literal reading, never counted against the post: the sentence follows the one about the "
+                      "never-trained rows 21–40, and [learned] is its reading for those positions.",
             expect="refuted",
             expect_source=f"arithmetic on the post's own table: its learned run scores 52.4 % at length 40, far "
                           f"above {FLOOR:g} %, so {FLOOR_SENTENCE} read literally is contradicted by the post's own "
                           "number (positions 0–18 keep 100 %; only the new ones fall)"),
     },
-    version=3,
-    version_note="v3 (issue 10): the post's sentence read literally (accuracy at length 40 over all positions, the "
-                 "post's 전체) is its own row, learned-overall, expected refuted from the post's own 52.4 %; the "
-                 "per-position rows are kept and say which sentence they judge (the sinusoidal row cites the "
-                 "post's sentence about sinusoidal PE, not the floor sentence about the learned table). v2: "
+    version=4,
+    version_note="v4 (issue 30): learned-overall is kind literal, as its statement says (the literal reading is "
+                 "never counted against the post; [learned] is the post's reading); the sinusoidal row's post value "
+                 "and tolerance reason are its own sentence's ('작동할 이유는 없습니다'), not 'hits the floor', which "
+                 "is said of the learned table; the quote keeps the post's quotation marks. Protocol, bound and "
+                 "expectations unchanged. v3 (issue 10): the post's sentence read literally (accuracy at length 40 "
+                 "over all positions, the post's 전체) is its own row, learned-overall, expected refuted from the "
+                 "post's own 52.4 %; the per-position rows are kept and say which sentence they judge (the "
+                 "sinusoidal row cites the post's sentence about sinusoidal PE, not the floor sentence about the "
+                 "learned table). v2: "
                  + VERSION_2.replace("tolerance an effect size (±5 pp) instead of a t·s band; ", ""),
     deviation=DEVIATION,
 )
@@ -219,52 +232,81 @@ def test_raw_integer_breaks_training(verify, extrapolation_lab, calibration, see
                                                    for s in ("learned", "sinusoidal")], **where})
 
 
-RELATIVE_RULE = {  # row -> (quantity of the sinusoidal runs, what it reads)
-    "within_range": ("acc20", "accuracy at the training length 20, every position"),
-    "beyond_range": ("new40", "accuracy at length 40 on the new positions 19–38"),
-}
+NOT_AUTOMATIC = at_most(KEEPS.bound, f"effect size: 'not solved automatically' = the model does not keep at the "
+                                     f"longer length the accuracy it has at the training length, i.e. it loses more "
+                                     f"than the {-KEEPS.bound:g} pp that 'keeps its accuracy' allows (the beyond rows' "
+                                     "bound: a fifth of the smallest failure post A reports, −23.4 pp at 40)")
+
+
+@claim(
+    id="extrap.sin_long_context_not_automatic",
+    post="B", section="learned",
+    source="Post B, '학습되는 position embedding과의 차이' ('실제 긴 문맥 일반화가 자동으로 해결되지는 않는다'); "
+           "measured on post A's exp. 3 toy",
+    statement="Sinusoidal PE has values at positions never seen in training, but that does not by itself make a "
+              "model work at the longer length: post A's toy with sinusoidal PE, trained at length 20 (positions "
+              f"20–39 defined but never seen), loses more than {-KEEPS.bound:g} pp from length 20 to 40 (accuracy "
+              f"at 40 minus at 20 ≤ {KEEPS.bound:g} pp). One model that fails is what 'not automatic' asks for; "
+              "which of the causes the post lists next (attention layer, length distribution, normalisation, later "
+              "training) is at fault is not measured.",
+    kind="post",
+    quote=Quote("이론적으로는 학습 때 보지 않은 더 긴 position에도 값을 만들 수 있다. 이 장점은 매력적이지만, 실제 긴 문맥 "
+                "일반화가 자동으로 해결되지는 않는다",
+                "in theory it can produce values even for longer positions not seen in training. This advantage is "
+                "attractive, but real long-context generalisation is not solved automatically"),
+    expect_source="post B's sentence: '실제 긴 문맥 일반화가 자동으로 해결되지는 않는다'; post A's exp. 3 table: "
+                  "sinusoidal PE 100 % at 20, 50.8 % at 40",
+    post_value="자동으로 해결되지는 않는다 (not automatic)", unit="pp", tolerance=NOT_AUTOMATIC,
+    deviation=DEVIATION + " Post B trains no model; the toy is post A's (one attention layer, the right-neighbour "
+                          "task), the same runs as extrap.sinusoidal.",
+)
+def test_sin_long_context_not_automatic(verify, extrapolation_lab, calibration, seeds):
+    acc20 = _mean(extrapolation_lab, "sinusoidal", seeds, "acc20")
+    if acc20 < LEARNS.bound:
+        pytest.skip(f"sinusoidal PE does not learn the task at the training length (accuracy at 20 {acc20:.1f} % < "
+                    f"{LEARNS.bound:g} %): a drop from 20 to 40 would not say whether it generalises")
+    acc40 = _mean(extrapolation_lab, "sinusoidal", seeds, "acc40")
+    noise, where = _drop_noise(calibration, "sinusoidal", 40, seeds)
+    verify(acc40 - acc20, noise=noise, details={"accuracy at 40": acc40, "at 20": acc20,
+                                                "on new positions 19–38": _mean(extrapolation_lab, "sinusoidal",
+                                                                                seeds, "new40"), **where})
 
 
 @claim(
     id="pos.sin_relative_rules_easy",
     post="B", section="sin-cos",
     source="Post B, why sinusoidal PE ('상대 위치 규칙을 배우기 쉬운 좌표계'); tested on post A's exp. 3",
-    statement="Sinusoidal PE lays down coordinates in which a relative-position rule is easy to learn. The rule: "
-              "post A's right-neighbour task (predict token i + 1 at position i), a purely relative rule; learned "
-              f"= accuracy ≥ {LEARNS.bound:g} %, within the trained length and beyond it.",
-    kind="post", unit="%", tolerance=LEARNS,
+    statement="Beyond the post: post B says sinusoidal PE lays down coordinates in which a relative-position rule "
+              "is easy to learn. Does the rule learned at length 20 (post A's right-neighbour task: predict token "
+              "i + 1 at position i, a purely relative rule) also hold at the new positions 19–38 of length 40, as "
+              f"a relative rule would? Learned = accuracy ≥ {LEARNS.bound:g} %. Not the post's claim: post B says "
+              "in the next paragraph that longer contexts do not come for free ('실제 긴 문맥 일반화가 자동으로 "
+              "해결되지는 않는다'), so this row is never counted against it.",
+    kind="beyond", unit="%", tolerance=LEARNS,
     quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
                 "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
                 "relative-position rules"),
     cases={
-        "within_range": Case(
-            statement="within the trained range: sinusoidal PE learns the rule at length 20 in post A's 3,000 "
-                      "steps (the steps sweep's earlier checkpoints in the details).",
-            expect_source="post B's sentence: '모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다'"),
         "beyond_range": Case(
-            kind="beyond",
-            statement="beyond the post: does the rule learned at length 20 also hold at the new positions 19–38 of "
-                      "length 40, as a relative rule would? Not the post's claim: post B says in the next "
-                      "paragraph that longer contexts do not come for free ('실제 긴 문맥 일반화가 자동으로 해결되지는 "
-                      "않는다'), so this row is never counted against it.",
+            statement="accuracy at length 40 on the new positions 19–38.",
             expect="refuted",
             expect_source="post A's exp. 3 table: sinusoidal PE scores 50.8 % at length 40, which with positions "
                           "0–18 at 100 % leaves about 3 % on 19–38 ('그 W가 새 위치에서 작동할 이유는 없습니다'); post B: "
                           "'실제 긴 문맥 일반화가 자동으로 해결되지는 않는다' (long-context generalisation is not solved "
                           "automatically)"),
     },
-    version=2,
-    version_note="v2 (issue 19, the reading rule): beyond_range is no longer the post's claim but a row beyond it: "
+    version=3,
+    version_note="v3 (issue 30): within_range removed: it was extrap.sinusoidal[len20]'s measurement (accuracy at "
+                 "the training length) counted a second time, and it cannot read 'easy to learn': the learned "
+                 "table reaches the same 100 % by the first checkpoint (750 steps), so it could not tell "
+                 "coordinates that make a relative rule easy from any others. The sentence's coordinate part is "
+                 "pe.sin.shift_is_linear_map's; no run of this suite reads its 'easy'. beyond_range unchanged. "
+                 "v2 (issue 19, the reading rule): beyond_range is no longer the post's claim but a row beyond it: "
                  "post B's sentence is about learning relative rules, and post B itself says extrapolation to longer "
                  "contexts is not automatic",
     deviation=DEVIATION,
 )
 def test_sin_relative_rules_easy(verify, extrapolation_lab, calibration, seeds, case):
-    quantity, reads = RELATIVE_RULE[case]
-    noise, where = _noise(calibration, "sinusoidal", quantity, seeds)
-    details = {"measured": reads}
-    if case == "within_range":
-        details |= {f"accuracy at 20 after {steps:,} steps (shown, not judged)": round(statistics.fmean(
-            c[steps].total(20) for c in extrapolation_lab.curves(["sinusoidal"], seeds)), 2)
-            for steps in CURVE_STEPS if steps < extrapolation_lab.config.steps}
-    verify(_mean(extrapolation_lab, "sinusoidal", seeds, quantity), noise=noise, details={**details, **where})
+    noise, where = _noise(calibration, "sinusoidal", "new40", seeds)
+    verify(_mean(extrapolation_lab, "sinusoidal", seeds, "new40"), noise=noise,
+           details={"measured": "accuracy at length 40 on the new positions 19–38", **where})

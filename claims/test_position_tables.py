@@ -1,15 +1,19 @@
-"""Sinusoidal PE against a learned table and raw position numbers: no parameters, any length, a bounded norm.
+"""Position tables: sinusoidal PE against a learned table and raw numbers; which entry a relative bias reads.
 
 No training beyond one optimizer step. Post B, '학습되는 position embedding과의 차이'; post A, exp. 3 ('숫자가
-무한히 커져서', and its relative-bias table '(2) 간격별 가산표 만들기': how many offsets it holds).
+무한히 커져서', and its relative-bias table '(2) 간격별 가산표 만들기': how many offsets it holds, and which offset
+each pair reads); T5's buckets (Raffel et al. 2020), behind the duel's T5 rows.
 """
 
 import torch
 
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
-from llm_claims_lab.positional import (LearnedPositionalEmbedding, SinusoidalPositionalEncoding, relative_offsets,
+from llm_claims_lab.positional import (ClippedRelativePositionBias, LearnedPositionalEmbedding, RelativePositionBias,
+                                       SinusoidalPositionalEncoding, T5RelativePositionBias, relative_offsets,
                                        sinusoidal_table)
 from sinusoidal_common import WIDE
+
+POST_A_LTE, CLIP_K = 40, 16  # post A's exp. 3 length (its relative bias has 2·Lte − 1 entries); Shaw et al.'s k
 
 
 @claim(
@@ -163,3 +167,100 @@ def test_relative_offset_count(verify):
     verify(int(offsets.unique().numel()),
            details={"offsets from, to": [int(offsets.min()), int(offsets.max())],
                     "post's table size 2·Lte − 1": 2 * 40 - 1, "77 is 2·39 − 1, the count for 39 positions": 77})
+
+
+@claim(
+    id="pe.rel.bias_by_offset",
+    post="A", section="rel-bias",
+    source="Post A, exp. 3 '(3) 최종 점수에 직접 더하기' (S + rel_bias[idx[None, :] − idx[:, None] + Lte − 1]); "
+           "Shaw et al. 2018",
+    statement="Our relative biases add to the score of query i and key j the scalar of the offset j − i, as their "
+              "sources index it (+1: the right neighbour, post A's task). Measured on a table whose every entry "
+              "holds a distinct value, 40 × 40 positions (post A's Lte): the query–key pairs whose bias is not the "
+              "entry the source's own indexing, written out here, picks. The insertion rows cannot see this: any "
+              "function of the offset keeps them.",
+    tolerance=exact("a count of pairs"),
+    kind="beyond",
+    cases={
+        "post_a_rel": Case(
+            statement="post A's rel (RelativePositionBias(40), 79 scalars, the one extrap.relative_bias trains): "
+                      "against rel_bias[j − i + Lte − 1].",
+            expect_source="post A's code, exp. 3: S = S + self.rel_bias[idx[None, :] - idx[:, None] + Lte - 1], "
+                          "entry j − i + 39 for query i, key j"),
+        "clipped_k16": Case(
+            statement="the clipped bias (ClippedRelativePositionBias(16), 33 scalars, extrap.relative_clipped's): "
+                      "against the entry of clip(j − i, −16, 16).",
+            expect_source="Shaw, Uszkoreit, Vaswani 2018, §3.2: the representation of key j for query i is w_(clip(j "
+                          "− i, k)), clip(x, k) = max(−k, min(k, x)); here a scalar with k = 16"),
+    },
+)
+def test_relative_bias_by_offset(verify, case):
+    idx = torch.arange(POST_A_LTE)
+    if case == "post_a_rel":
+        module = RelativePositionBias(POST_A_LTE)
+        entry = idx[None, :] - idx[:, None] + POST_A_LTE - 1  # [T, T]: post A's indexing
+    else:
+        module = ClippedRelativePositionBias(CLIP_K)
+        entry = (idx[None, :] - idx[:, None]).clamp(-CLIP_K, CLIP_K) + CLIP_K  # [T, T]: Shaw et al.'s clip
+    with torch.no_grad():
+        module.bias.copy_(torch.arange(module.bias.numel(), dtype=torch.float32))  # entry e holds the value e
+        bias = module(POST_A_LTE, POST_A_LTE)[0]  # [T, T]
+    table = module.bias.detach()
+    wrong = bias != table[entry]  # [T, T]
+    verify(int(wrong.sum()), reference=0,
+           details={"bias of query 5 against keys 4, 5, 6 (entry values)": bias[5, 4:7].tolist(),
+                    "the source's entries there": table[entry[5, 4:7]].tolist()})
+
+
+T5_EXACT = 8  # distances below num_buckets // 4 get a bucket each
+T5_EDGES = {  # max_distance -> first distance of bucket 8 + k, k = 1 … 7: by hand, the first n ≥ 8·(max_distance/8)^(k/8)
+    20: (9, 11, 12, 13, 15, 16, 18),
+    128: (12, 16, 23, 32, 46, 64, 91),
+}
+
+
+def t5_reference_bucket(offset: int, max_distance: int) -> int:
+    """T5's bucket of the offset ``j − i`` (32 buckets, bidirectional) from :data:`T5_EDGES`: distance n < 8 is
+    bucket n, then bucket 8 + (edges passed), the left half 0–15, the right half (``j > i``) 16–31."""
+    n = abs(offset)
+    within = n if n < T5_EXACT else T5_EXACT + sum(n >= edge for edge in T5_EDGES[max_distance])
+    return within + (16 if offset > 0 else 0)
+
+
+@claim(
+    id="pe.t5.bucket_of_offset",
+    post="A", section="exp3-end",
+    source="Post A, exp. 3 closing (T5's relative bias); Raffel et al. 2020, §2.1",
+    statement="Our T5 bias gives the offset j − i of each query–key pair T5's bucket: 32 buckets, 16 per side "
+              "(keys right of the query in the upper half), 8 exact distances, then log-spaced buckets up to "
+              "max_distance, every farther distance in the last. Measured through T5RelativePositionBias with "
+              "bucket b's scalar set to b: the pairs whose bucket is not the reference's (bucket edges worked out "
+              "by hand from the formula: bucket 8 + k starts at the first distance n ≥ 8·(max_distance/8)^(k/8)).",
+    tolerance=exact("a count of pairs"),
+    kind="beyond",
+    expect_source="Raffel et al. 2020, §2.1: 32 buckets, log-spaced up to 128, farther offsets share one; "
+                  "mesh-tensorflow's _relative_position_bucket (bidirectional), which Hugging Face's T5Attention "
+                  "reproduces",
+    cases={
+        "max_distance_20": Case(statement="max_distance 20 (the suite's T5, scaled to the training length), "
+                                          "80 × 80 positions (its longest evaluation).",
+                                params={"max_distance": 20, "length": 80}),
+        "max_distance_128": Case(statement="max_distance 128 (T5's own), 300 × 300 positions.",
+                                 params={"max_distance": 128, "length": 300}),
+    },
+)
+def test_t5_bucket_of_offset(verify, max_distance, length):
+    module = T5RelativePositionBias(1, max_distance=max_distance)
+    with torch.no_grad():
+        module.bias.copy_(torch.arange(module.num_buckets, dtype=torch.float32)[:, None])  # bucket b's scalar is b
+        read = module(length, length)[0].long()  # [T, T]: the bucket of each pair
+    offsets = range(1 - length, length)
+    reference = torch.tensor([t5_reference_bucket(o, max_distance) for o in offsets])  # [2T − 1]
+    idx = torch.arange(length)
+    expected = reference[idx[None, :] - idx[:, None] + length - 1]  # [T, T]
+    wrong = (read != expected).nonzero()
+    first = {} if not len(wrong) else {"first wrong pair (i, j), bucket, reference": [
+        wrong[0].tolist(), int(read[tuple(wrong[0])]), int(expected[tuple(wrong[0])])]}
+    verify(len(wrong), reference=0,
+           details={"buckets of offsets −1, 0, +1, +8": [t5_reference_bucket(o, max_distance) for o in (-1, 0, 1, 8)],
+                    **first})

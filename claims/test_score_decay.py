@@ -57,11 +57,14 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
             expect_source="arithmetic: E[score(g)] = Σ_i E|pair_i|²·cos(g·θ_i) = 2·Σ_i cos(g·θ_i), the "
                           "non-monotone curve of the all-ones case"),
         "rope_q_equals_k_peak_at_gap0": Case(
-            statement="The post's reading, in part: for q = k = all ones, every gap's score is below gap 0's: the "
-                      "smallest of score(0) − score(g) over gaps 1–63.",
+            statement="Control, not a test of the post (an identity: by Cauchy–Schwarz no rotation can raise q·q): "
+                      "the rotation acts: for q = k = all ones, every gap's score is below gap 0's: the smallest of "
+                      "score(0) − score(g) over gaps 1–63 (a RoPE that does not rotate gives 0).",
             tolerance=at_least(0.0, "strictly below: float64 errs by ~1e-13 on sums of size 128", strict=True),
-            expect_source="arithmetic: score(g) = Σ_i |pair_i|²·cos(g·θ_i) < Σ_i |pair_i|² = score(0) unless "
-                          "every g·θ_i is a multiple of 2π, impossible for θ_0 = 1 rad and g ≥ 1"),
+            kind="control",
+            expect_source="control's design: score(g) = Σ_i |pair_i|²·cos(g·θ_i) < Σ_i |pair_i|² = score(0) "
+                          "unless every g·θ_i is a multiple of 2π, impossible for θ_1 = 1 rad and g ≥ 1; it "
+                          "guards rope_q_equals_k_on_average against a rotation that is not there"),
         "rope_random_qk": Case(
             statement=LITERAL_DECAY + "RoPE, independent q, k ~ N(0, I), 20,000 draws: mean |score| at gap "
                       "1,000 divided by mean |score| at gap 1 (a decrease: at most 0.9).",
@@ -79,8 +82,10 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
             expect_source="Su et al. 2021 (RoFormer), §3.4.3: the relative upper bound (1/(d/2))·Σ_j |S_j| decays "
                           "with distance; arithmetic: score(g) = 2·Σ_i cos(g·θ_i), 124.2 at gap 1, 58.6 at gap 63"),
     },
-    version=2,
-    version_note="v2: re-read under the reading rule (issue 19): post A's RoPE is RoFormer's 'long-term decay', a "
+    version=3,
+    version_note="v3 (issue 30): rope_q_equals_k_peak_at_gap0 is a control, no longer the post's reading: it holds "
+                 "for any rotation by Cauchy–Schwarz, so it cannot fail the post; same measurement and bound. "
+                 "v2: re-read under the reading rule (issue 19): post A's RoPE is RoFormer's 'long-term decay', a "
                  "bound that decays while oscillating, not a score that falls at every step for every q and k; "
                  "rope_q_equals_k_ones, rope_q_equals_k_random and rope_random_qk become kind literal (same "
                  "measurements and expectations), and rope_q_equals_k_on_average measures the post's reading",

@@ -80,12 +80,13 @@ MUTATIONS = {
     "alibi_slopes_linear": (["test_alibi.py", "test_score_decay.py"], """
         import llm_claims_lab.positional.biases as B
         B.alibi_slopes = lambda num_heads: [(h + 1) / num_heads for h in range(num_heads)]
-        """, {"pos.alibi_slopes[8_heads]", "pos.alibi_slopes[16_heads]"}),
+        """, {"pos.alibi_slopes[8_heads]", "pos.alibi_slopes[16_heads]", "pos.alibi_slopes[12_heads]",
+              "pos.alibi_slopes[112_heads]"}),
     # RoPE that forgets to rotate
     "rope_without_rotation": (["test_attention.py", "test_score_decay.py"], """
         import llm_claims_lab.positional as P
         P.apply_rope = lambda x, positions, base=P.BASE: x
-        """, {"rope.score_depends_only_on_offset[varies_with_offset]",
+        """, {"rope.score_depends_only_on_offset[varies_with_offset]", "rope.frequencies_from_paper",
               "pos.relative_survives_insertion[mid_straddling_rope]",
               *(f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]"
                 for c in ("ones", "random", "peak_at_gap0", "on_average"))}),
@@ -97,7 +98,8 @@ MUTATIONS = {
         P.LearnedPositionalEmbedding.forward = lambda self, seq_len: torch.zeros_like(self.weight[:seq_len])
         """, {"attn.order_blind_without_pe[with_sinusoidal_pe]", "pos.relative_survives_insertion[sinusoidal]",
               "pos.relative_survives_insertion[learned]", "pos.relative_survives_insertion[mid_sinusoidal]",
-              "pos.relative_survives_insertion[mid_learned]"}),
+              "pos.relative_survives_insertion[mid_learned]", "pos.relative_survives_insertion[sinusoidal_pe_moves]",
+              "pos.relative_survives_insertion[learned_pe_relations]"}),
     # a learned table (post B's nn.Embedding) that silently clamps instead of refusing positions past its end
     "learned_table_clamps": (["test_position_tables.py"], """
         import torch.nn.functional as F
