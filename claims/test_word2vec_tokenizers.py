@@ -1,7 +1,9 @@
 """Which tokens the skip-gram loop should learn on Korean: stems, GPT-2's byte pairs, or morphemes.
 
 Post A, exp. 1 (1), its remark on tokenisation: 'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런
-word2vec이 잘 보이지 않습니다 … 제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나'. The same
+word2vec이 잘 보이지 않습니다 … 제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나, … 단순한 주변
+단어 맞히기 라는 목적 만으로도 훌륭하게 동작하는 것을 볼 수 있습니다': byte pairs do poorly, and the particle stripper,
+though an analyser is the proper tool, works splendidly. The same
 loop (post A's protocol, seed, steps and vocabulary cut) is trained on the same text cut three ways
 (``llm_claims_lab/word2vec/segmenters.py``): post A's particle-stripped stems, GPT-2's byte-level BPE and Kiwi's content
 morphemes (particles and endings dropped, as the stripper drops particles; the claim's deviation says why). Each
@@ -15,7 +17,8 @@ import pytest
 import torch
 
 from llm_claims_lab.core.analogy import WordList, cosine, listing
-from llm_claims_harness.declare import Case, Quote, at_least, claim
+from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, at_most, claim
+from llm_claims_lab.core.stats import items_to_decide
 from llm_claims_lab.word2vec.relatedness import rho_difference_items
 from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
 from word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
@@ -23,6 +26,7 @@ from word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
 QUERIES = ("물리학", "음악", "조선", "전쟁")  # post A's neighbour queries, shown for each table
+NOT_MUCH_BETTER = 0.1  # Cohen's (1988) 'small' correlation: a gain in ρ below it is no gain worth the name
 
 
 def _neighbours(table: torch.Tensor, vocab, word: str) -> str:
@@ -47,13 +51,23 @@ CASES = {
                     "does not show well.")),
     "kiwi": Case(
         statement="Kiwi's content morphemes instead of stems (particles, endings, copula, suffixes and punctuation "
-                  "dropped, as the stripper drops particles): the table tracks human relatedness better, "
-                  "ρ(Kiwi) − ρ(stems) > 0 on the WS-353 pairs both cover.",
-        expect_source="post A's sentence: '제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답' (a "
-                      "morphological analyser is the right tokenizer; the particle stripper stands in for it)",
-        quote=Quote("제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나, …",
-                    "To do it properly, using a morphological analyser (kiwipiepy, the MeCab family) is the right "
-                    "answer, but …")),
+                  "dropped, as the stripper drops particles): an analyser is the proper tool, but for this purpose "
+                  "the stripper already works well, so Kiwi's table does not track human relatedness better by an "
+                  f"amount that matters: ρ(Kiwi) − ρ(stems) < {NOT_MUCH_BETTER} (Cohen's 'small' correlation) on "
+                  "the WS-353 pairs both cover.",
+        tolerance=at_most(NOT_MUCH_BETTER, "the sentence concedes that an analyser is the right answer and says the "
+                                           "simple stripper works splendidly for our purpose: a non-inferiority "
+                                           "reading, the analyser's gain smaller than the smallest correlation "
+                                           "worth the name (Cohen 1988: 0.1), as w2v.ws353_controls's equivalence "
+                                           "bound", strict=True),
+        expect_source="post A's sentence: '제대로 하려면 형태소 분석기 … 를 쓰는 것이 정답이긴 하나, … 이 단순한 주변 단어 "
+                      "맞히기 라는 목적 만으로도 훌륭하게 동작하는 것을 볼 수 있습니다' (an analyser is the proper tool, but "
+                      "the particle stripper works splendidly for this purpose)",
+        quote=Quote("제대로 하려면 형태소 분석기(kiwipiepy, MeCab 계열)를 쓰는 것이 정답이긴 하나, 우리의 목적인 바로 이 "
+                    "단순한 주변 단어 맞히기 라는 목적 만으로도 훌륭하게 동작하는 것을 볼 수 있습니다.",
+                    "To do it properly, a morphological analyser (kiwipiepy, the MeCab family) is the right answer, "
+                    "but we can see that it works splendidly with just our purpose, this simple guessing of the "
+                    "surrounding words.")),
 }
 
 
@@ -66,9 +80,13 @@ CASES = {
               "tables on the same pairs; a word of several tokens is the mean of their rows. Noise: the paired "
               "bootstrap SE of the difference over pairs (one training seed).",
     kind="post", unit="Δ Spearman ρ",
-    tolerance=at_least(0.0, "the post states a direction (byte pairs work poorly; an analyser is the right "
-                            "answer), not a size: any difference is that claim, and the 3-SD rule decides only "
-                            "a clear one", strict=True),
+    version=2,
+    version_note="v2 (issue 30): the kiwi row quoted the sentence's concessive clause only ('형태소 분석기 … 정답이긴 "
+                 "하나, …') and tested it (ρ(Kiwi) − ρ(stems) > 0); it now quotes the whole sentence and tests its "
+                 "main clause's reading, that the stripper suffices (ρ(Kiwi) − ρ(stems) < 0.1); both rows say how many "
+                 "pairs would decide them",
+    tolerance=at_least(0.0, "the post states a direction (byte pairs work poorly), not a size: any difference is "
+                            "that claim, and the 3-SD rule decides only a clear one", strict=True),
     cases=CASES,
     deviation=KERNELS_DEVIATION + " Beyond the post's protocol only in the token stream: the same loop, "
               "seed, steps and vocabulary cut "
@@ -98,4 +116,8 @@ def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
                f"{segmenter} vocabulary": f"{len(stream.vocab):,} tokens; {stream.ids.numel():,} of "
                                           f"{stream.tokens:,} corpus tokens kept",
                "neighbours": {q: {k: _neighbours(t, v, q) for k, (t, v) in tables.items()} for q in QUERIES}}
+    bound = NOT_MUCH_BETTER if segmenter == "kiwi" else 0.0
+    needed = items_to_decide(result["n"], result["se"], abs(result["delta"] - bound), sigmas=DECISION_SIGMAS)
+    details["to decide"] = (f"at this Δρ, about {needed:,} pairs both cover (the SE over pairs shrinks as 1/√pairs); "
+                            f"WS-353 has {len(ws353)}" if needed else "no number of pairs: Δρ sits on its bound")
     verify(result["delta"], noise=result["se"], details=details, samples=log)

@@ -10,8 +10,10 @@ claim modules import it as ``word2vec_common``.
 import torch
 
 from llm_claims_harness.declare import Quote
+from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.core.analogy import WordList, analogy_rank, answer, cosine, token_id
+from llm_claims_lab.core.stats import items_to_exclude
 from llm_claims_lab.word2vec.relatedness import covered_pairs
 from llm_claims_lab.word2vec.skipgram import KERNELS
 
@@ -42,6 +44,17 @@ CLUSTERS = Quote("아무도 분류 라벨을 주지 않았는데, \"주변 단�
                  "2M의 Corpus 상에서도 보이게 됩니다.",
                  "Though nobody gave any class labels, the task of 'guessing the surrounding words' alone makes "
                  "clusters of academic fields, dynasties and the arts visible, even on a corpus of only 2M.")
+
+
+ANALOGY_BOUND = 10.0  # % of covered items: w2v.analogy_ko's bound (its reason is that claim's tolerance's)
+
+
+def analogy_items_needed() -> int:
+    """The fewest covered items with which an analogy section can reach both verdicts of :data:`ANALOGY_BOUND` at the
+    suite's level: confirmed at 0 % correct (the exact interval's upper end at most the bound) and refuted at 100 %
+    (its lower end above it). A section with fewer is skipped (w2v.analogy_ko); w2v.analogy_controls[items_needed]
+    checks the count against Clopper and Pearson's closed form."""
+    return max(items_to_exclude(share, ANALOGY_BOUND / 100, level=DECISION_LEVEL) for share in (0.0, 1.0))
 
 
 def neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:

@@ -8,9 +8,9 @@ loaded (or trained) the two skip-gram models, and checks which rows turn "not as
 is an error row: its SD is 0) and which are left undecided. Some bugs are only kept from passing as designed: the
 swapped query leaves [planted] at ~18 % of its 50 items (inconclusive at the 10 % bound; planted_queen catches
 it), and a shuffled model that is the trained one gives a difference of exactly 0 that the training seeds' noise
-(SD 0.10, calibration/word2vec.json) leaves inconclusive, as it leaves the real difference (+2.0 SD at one seed;
-``--claims-seeds 5`` narrows it). The trained − untrained row is not caught by the two null bugs (inconclusive at
-seed 42 either way): untrained_null is what guards the null distribution."""
+(calibration/word2vec.json) leaves inconclusive. The trained − untrained row is not caught by the two null bugs: a
+null of trained tables leaves it at a difference of 0 (inconclusive), a null of one untrained table at the trained ρ
+less that table's (it holds); untrained_null is what guards the null distribution."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ MUTATIONS = {
     "untrained_is_trained": ("""
         from llm_claims_lab.word2vec.lab import Word2VecLab
         Word2VecLab.untrained_tables = lambda self, count: [self.model("trained").w_in] * count
-        """, {"w2v.ws353_controls[untrained_null]"}, set()),
+        """, {"w2v.ws353_controls[untrained_null]"}, {"w2v.ws353_controls[trained_minus_untrained]"}),
     # the null tables all drawn from one seed (the seed not advanced): no spread, so no null distribution
     "untrained_one_seed": ("""
         from llm_claims_lab.word2vec.lab import Word2VecLab

@@ -72,6 +72,84 @@ def proportion_interval(hits: int, n: int, *, level: float) -> tuple[float, floa
     return float(ci.low), float(ci.high)
 
 
+def items_to_exclude(share: float, bound: float, *, level: float, start: int = 1, limit: int = 1_000_000) -> int | None:
+    """The fewest draws ``n ≥ start`` at which the exact interval (:func:`proportion_interval` at ``level``) of a share
+    ``share`` (``round(share · n)`` hits in ``n``) lies wholly on one side of ``bound``, as an ``at_most`` bound judges
+    it (``high ≤ bound`` or ``low > bound``): e.g. the covered analogy items a section needs before 0 % correct can
+    confirm a ≤ 10 % bound. Searched by doubling and bisection, exact where the interval's ends move monotonically
+    with ``n`` (a share of 0 or 1). None when not even ``limit`` draws do. Units: fractions.
+
+    Raises:
+        ValueError: ``share`` outside [0, 1] or ``start < 1``.
+    """
+    if not 0.0 <= share <= 1.0 or start < 1:
+        raise ValueError(f"a share in [0, 1] and start ≥ 1 are needed, got share {share}, start {start}")
+
+    def excludes(n: int) -> bool:
+        low, high = proportion_interval(round(share * n), n, level=level)
+        return high <= bound or low > bound
+
+    high = start
+    while not excludes(high):
+        if high >= limit:
+            return None
+        high = min(2 * high, limit)
+    low = max(start, high // 2)
+    if excludes(low):
+        return low
+    while high - low > 1:  # excludes(high), not excludes(low)
+        mid = (low + high) // 2
+        low, high = (low, mid) if excludes(mid) else (mid, high)
+    return high
+
+
+def items_to_decide(items: int, item_sd: float, distance: float, *, sigmas: float,
+                    seed_se: float = 0.0) -> int | None:
+    """The evaluation items a measurement now made on ``items`` of them needs for ``distance`` (its value's distance
+    to its bound) to be ``sigmas`` of its noise, when the items' part of that noise (``item_sd`` now, e.g. a
+    bootstrap SE over word pairs) shrinks as 1/√items and the seeds' part (``seed_se``, at the run's seeds) does
+    not: ``⌈items · item_sd² / ((distance / sigmas)² − seed_se²)⌉``. None when no number of items can (the seeds'
+    part alone is ``distance / sigmas`` or more). Units: ``item_sd``, ``distance`` and ``seed_se`` share one.
+
+    Raises:
+        ValueError: ``items < 1``, or a negative SD or distance.
+    """
+    if items < 1 or min(item_sd, distance, seed_se, sigmas) < 0:
+        raise ValueError(f"items ≥ 1 and non-negative SDs and distance are needed, got {items}, {item_sd}, "
+                         f"{distance}, {seed_se}")
+    room = (distance / sigmas) ** 2 - seed_se ** 2
+    return math.ceil(items * item_sd ** 2 / room - 1e-9) if room > 0 else None  # 1e-9: no count from float fuzz
+
+
+PERMUTATIONS = 100_000  # random relabellings of a permutation test: its p-value's Monte Carlo SE is ≤ 0.16 %
+
+
+def paired_permutation_test(x: Sequence[float], y: Sequence[float], *, seed: int,
+                            resamples: int = PERMUTATIONS) -> tuple[float, int, int]:
+    """One-sided permutation test that the paired values ``x`` [n] exceed ``y`` [n] on average: the mean of
+    ``x − y`` against its distribution when the two values of each pair are swapped at random (exchangeable under
+    the null; ``scipy.stats.permutation_test``, ``permutation_type='samples'``, ``alternative='greater'``), every
+    one of the 2ⁿ relabellings when there are at most ``resamples``, else ``resamples`` random ones seeded by
+    ``seed``. Returns ``(mean difference, hits, draws)``: the p-value is ``hits / draws``, exact when ``draws`` is
+    2ⁿ, else scipy's Monte Carlo estimate ``(k + 1) / (resamples + 1)`` (the observed labelling counted), whose own
+    error is a binomial's (:func:`proportion_interval` of ``hits`` in ``draws``). Units: those of ``x``.
+
+    Raises:
+        ValueError: ``x`` and ``y`` differ in length or hold fewer than 2 values.
+    """
+    import numpy as np
+    from scipy import stats as scipy_stats  # imported on use: it costs a second at every process start
+
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1 or len(x) < 2:
+        raise ValueError(f"two [n] samples of one length n ≥ 2 are needed, got shapes {x.shape} and {y.shape}")
+    result = scipy_stats.permutation_test((x, y), lambda a, b, axis: np.mean(a - b, axis=axis),
+                                          permutation_type="samples", alternative="greater", vectorized=True,
+                                          n_resamples=resamples, random_state=seed)
+    draws = 2 ** len(x) if 2 ** len(x) <= resamples else resamples + 1
+    return float(result.statistic), round(float(result.pvalue) * draws), draws
+
+
 def bootstrap(samples: Sequence[Any], statistic: Callable[..., float], *, seed: int, paired: bool = True,
               method: str = "BCa", resamples: int = BOOTSTRAP_RESAMPLES) -> Any:
     """``scipy.stats.bootstrap`` of a scalar ``statistic`` of ``samples`` (a sequence of ``[n]`` arrays,

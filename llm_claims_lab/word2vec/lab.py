@@ -6,6 +6,7 @@ Letters: V vocabulary, D dim.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import torch
 
 from llm_claims_lab.word2vec import corpus, segmenters, skipgram, stemming
+from llm_claims_lab.word2vec.topical import ParagraphIncidence
 from llm_claims_lab.core.cache import Entry, Progress, WeightCache, code_digest, fingerprint
 from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
 
@@ -71,6 +73,12 @@ class Word2VecLab:
             ValueError: an unknown kind.
         """
         return [self._model(kind, seed) for seed in self.seeds]
+
+    @functools.cached_property
+    def paragraphs(self) -> ParagraphIncidence:
+        """Which vocabulary stems occur in which paragraphs of the corpus (counted once, on first use): the topical
+        relatedness the neighbour rows judge tables by (:mod:`llm_claims_lab.word2vec.topical`)."""
+        return ParagraphIncidence(self.corpus.paragraph_ids, len(self.corpus.vocab))
 
     def untrained_tables(self, count: int) -> list[torch.Tensor]:
         """The untrained centre tables ``[V, D]`` of ``count`` seeds from the run's first (each drawn as post A

@@ -1,0 +1,82 @@
+"""The word2vec rows that state a property of their measure fail when it breaks (mutation tests, as
+``test_word2vec_controls_catch_bugs.py`` does for the controls): the claim rows themselves, not only a unit test.
+
+- Spearman's ρ replaced by Pearson's r, or its ties ranked in order instead of given their mean rank
+  (``llm_claims_lab/word2vec/relatedness.py``): ``w2v.ws353_controls[rank_statistic]`` pins the statistic every
+  WS-353 row computes.
+- The exact (Clopper–Pearson) interval of a share replaced by the Wald interval (``llm_claims_lab/core/stats.py``):
+  it is [0, 0] at 0 correct for any count, so ``w2v.analogy_ko``'s too-small sections (syn2_tense, syn3_voice,
+  syn4_form) would be judged and read "holds"; ``w2v.analogy_items_needed`` checks the count the skip rule uses
+  against the exact interval's closed form.
+- Paragraph co-occurrence read one column off (each listed word scored as the next vocabulary row,
+  ``llm_claims_lab/word2vec/topical.py``): the trained lists' topicality is gone, and ``w2v.semantic_neighbours``'s
+  post rows must see it.
+
+Each runs the claim modules a bug concerns in a subprocess on this run's weight cache, after this process has loaded
+(or trained) the skip-gram models they read, and checks which rows turn "not as expected" and which verdicts the bug
+produces elsewhere. Nothing is trained that the run does not train (the rows read the run's own models).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+WS353 = ["test_word2vec.py", "test_word2vec_controls.py"]
+TOO_FEW = ("syn2_tense", "syn3_voice", "syn4_form")  # sections of fewer covered items than a decision needs
+
+# name -> (claim modules, -k selection, planted bug, rows not as expected, {row: the verdict the bug gives it})
+MUTATIONS = {
+    "spearman_is_pearson": (WS353, "ws353", """
+        import llm_claims_lab.word2vec.relatedness as R
+        from scipy import stats
+        R.spearman = lambda x, y: stats.pearsonr(x, y).statistic
+        """, {"w2v.ws353_controls[rank_statistic]"}, {}),
+    "spearman_ties_in_order": (WS353, "ws353", """
+        import numpy as np
+        import llm_claims_lab.word2vec.relatedness as R
+        from scipy import stats
+        R.spearman = lambda x, y: np.corrcoef(stats.rankdata(x, method="ordinal"),
+                                              stats.rankdata(y, method="ordinal"))[0, 1]
+        """, {"w2v.ws353_controls[rank_statistic]"}, {}),
+    "interval_wald": (WS353, "analogy", """
+        import math
+        import llm_claims_lab.core.stats as S
+        from scipy.stats import norm
+        def wald(hits, n, *, level):
+            share = hits / n
+            half = norm.ppf(0.5 + level / 2) * math.sqrt(share * (1 - share) / n)
+            return max(0.0, share - half), min(1.0, share + half)
+        S.proportion_interval = wald
+        """, {"w2v.analogy_items_needed"}, {f"w2v.analogy_ko[{s}]": "holds" for s in TOO_FEW}),
+    "npmi_next_column": (["test_word2vec_neighbours.py"], "semantic_neighbours", """
+        import llm_claims_lab.word2vec.topical as T
+        npmi = T.ParagraphIncidence.npmi
+        T.ParagraphIncidence.npmi = lambda self, query, words: npmi(self, query,
+                                                                    [(w + 1) % len(self.frequency) for w in words])
+        """, {"w2v.semantic_neighbours[trained_vs_untrained]", "w2v.semantic_neighbours[trained_vs_shuffled]"}, {}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
+def test_word2vec_rows_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                     weight_cache, word2vec, mutation: str) -> None:
+    word2vec.model("trained"), word2vec.model("shuffled")  # in the cache before the subprocess reads it
+    files, selection, patch, broken_rows, verdicts = MUTATIONS[mutation]
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    for name in [*files, "word2vec_common.py"]:
+        shutil.copy(ROOT / "claims" / name, pytester.path / name)
+    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
+    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-cache-dir={weight_cache.root}",
+                                           "-k", selection)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
+    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text("utf-8"))["claims"]}
+    assert {rid for rid, r in rows.items() if r["as_expected"] is False} == broken_rows
+    assert {rid: rows[rid]["verdict"] for rid in verdicts} == verdicts
