@@ -1,11 +1,15 @@
 """A Markdown page of report rows: one compact table, a line per row in the posts' order (id linking to its topic,
-§ where in the posts, the post's value, the measured value ± its noise SD, verdict, claim version, figures), the
-skip reasons written once, and one collapsible ``<details>`` block per topic (a test module's docstring title)
-with each claim's statement, tolerance and reason, expectation source, version note, and the topic's deviations
-written once each (rows cite them as ``D1``, ``S1``). Long values and prose are cut with an ellipsis (every value
-in full: ``results.json``; every declaration in full: ``CATALOGUE.md``); no line is longer than :data:`MAX_LINE`
-characters, and :func:`page` takes the fullest prose level that fits the page's byte budget. Which rows go on which
-page, and the index: :mod:`llm_claims_harness.pages`.
+§ where in the posts, the sentence it tests, the post's value, the measured value ± its noise SD, its kind where it
+is not the post's own claim, verdict, claim version, figures), the sentences judged (each quoted sentence in full
+with its English gloss and its verdict, one click from the table: ``Q1``, ``Q2``), the skip reasons written once,
+and one collapsible ``<details>`` block per topic (a test module's docstring title, with its counts per kind) with
+each claim's statement, tolerance and reason, expectation source, version note, and the topic's deviations written
+once each (rows cite them as ``D1``, ``S1``). A control whose decided verdict is the one designed shows
+:data:`~llm_claims_harness.report.AS_DESIGNED`, never a bare ✅ or ❌. Long values and prose are cut with an
+ellipsis (every value in full: ``results.json``; every declaration in full: ``CATALOGUE.md``); a sentence and its
+gloss are never cut below the table; no line is longer than :data:`MAX_LINE` characters, and :func:`page` takes the
+fullest prose level that fits the page's byte budget. Which rows go on which page, and the index:
+:mod:`llm_claims_harness.pages`.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from collections.abc import Callable
 
 from llm_claims_harness.declare import DECISION_SIGMAS
 from llm_claims_harness.legend import Legend, skip_legend
-from llm_claims_harness.report import MARK, REVISED, show
+from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REVISED, SENTENCE_RULE, kind_counts, sentence_verdict,
+                                       show, words)
 from llm_claims_harness.row import Row
-from llm_claims_harness.text import cell, cut, slug, wrap
+from llm_claims_harness.text import cell, cut, inline, plural, shorten, slug, wrap
 
 MAX_LINE = 400  # no line of CLAIMS.md is longer
 BUDGET = 39_900  # bytes: every page of the report stays under 40 KB
 CELL = 20  # table cells (the post's value, the measured value) are cut to this many characters
+QUOTE = 26  # the table's sentence cell: the quote shortened to this many characters (in full below the table)
 # How much prose the details keep, from the fullest level to the leanest: characters per text, 0 = left out
 # (every declaration in full: CATALOGUE.md). render() takes the first level that fits its byte budget.
 LEVELS = tuple(dict(zip(("statement", "case", "reason", "reasons", "expect", "note", "deviation", "skip"), caps))
@@ -39,10 +45,15 @@ LEVELS = tuple(dict(zip(("statement", "case", "reason", "reasons", "expect", "no
                             (60, 0, 0, 0, 0, 0, 100, 100),
                             (50, 0, 0, 0, 0, 0, 80, 90),
                             (40, 0, 0, 0, 0, 0, 60, 80)))
-LEGEND = (f"✅ holds · ❌ refuted · ❔ inconclusive (a bound within {DECISION_SIGMAS:g} noise SDs, or inside a share's interval) · ⏭ skipped (S: "
-          "reason below the table) · 💥 error · ⚠ not the declared expectation · "
+LEGEND = (f"✅ holds · ❌ refuted · ❔ inconclusive (a bound within {DECISION_SIGMAS:g} noise SDs, or inside a share's "
+          "interval) · ⏭ skipped (S: reason below the table) · 💥 error · "
+          f"{AS_DESIGNED} a control behaves as designed (its verdict, holds or refuted, is the one its design expects; "
+          "never a refutation of a post) · ⚠ not the declared expectation · "
           f"{REVISED} expectation set after measuring (a finding or a regression check). "
-          "Controls hold or are refuted as designed unless ⚠. §: where in the posts; v: the claim's version.")
+          "kind: blank for the post's own claim, read in context; literal: a literal reading of the sentence, never "
+          "counted against the post; beyond: beyond the posts; control: a check of the method. sentence: the post's "
+          "words the row tests, shortened (Q: the sentence in full, its English gloss and its verdict, below the "
+          "table). §: where in the posts; v: the claim's version.")
 Where = Callable[[Row], str]  # a row's § cell
 
 
@@ -60,11 +71,14 @@ def _measured(r: Row) -> str:
 
 
 def _verdict(r: Row, labels: dict[str, str]) -> str:
-    text = MARK.get(r.verdict, r.verdict)
+    if r.kind == "control" and r.as_expected:  # decided as designed: named, never a bare ✅ or ❌ beside the posts'
+        text = f"{AS_DESIGNED} {r.verdict}, as designed"
+    else:
+        text = MARK.get(r.verdict, r.verdict)
     if r.verdict == "inconclusive" and isinstance(r.margin_sigma, (int, float)):
         text += f" {r.margin_sigma:+.1f} SD"
     if r.as_expected is False:
-        text += f" ⚠ expected {r.expected_verdict}"
+        text += f" ⚠ {'not as designed: designed to be' if r.kind == 'control' else 'expected'} {r.expected_verdict}"
     if r.revision:
         text += f" {REVISED}"
     if r.id in labels:
@@ -80,22 +94,86 @@ def _figures(r: Row) -> str:
     return " ".join(links)
 
 
-def _table(rows: list[Row], anchors: dict[str, str], labels: dict[str, str], where: Where) -> list[str]:
+def _kind(r: Row) -> str:
+    """The kind cell: blank for the post's own claim."""
+    return "" if r.kind == "post" else r.kind
+
+
+def _table(rows: list[Row], anchors: dict[str, str], labels: dict[str, str], quotes: Quotes, where: Where) -> list[str]:
     """One line per row. A row that follows another case of the same claim shows only ``↳ [case]`` (and its
-    figures only when they differ from the case above), and the section (§) is shown where it changes: the
-    table reads as the posts' sections, claims and their cases."""
-    lines = ["| id | § | post | measured | verdict | v | fig |", "|---|---|---|---|---|---|---|"]
+    figures only when they differ from the case above), the section (§) is shown where it changes, and the
+    sentence where it changes (its label linking to it in full below the table): the table reads as the posts'
+    sections, sentences, claims and their cases."""
+    lines = [f"| {' | '.join(COLUMNS)} |", "|" + "---|" * len(COLUMNS)]
     above: Row | None = None
     for r in rows:
         post = show(r.post_value) + (f" {r.unit}" if r.unit and r.post_value is not None else "")
         here, same = where(r), bool(above and r.case and r.claim_id == above.claim_id)
         name = f"↳ [{r.case}]" if same else f"[{r.id}](#{anchors[r.topic]})"
         shown = "" if above and here == where(above) else here
+        label = quotes.label(r)
+        sentence = ("" if not label or (above and quotes.label(above) == label)
+                    else f"[{label}](#{label.lower()}) “{inline(shorten(r.quote.text, QUOTE))}”")
         figures = "" if same and r.figures == above.figures else _figures(r)
-        lines.append(f"| {name} | {shown} | {cell(post, CELL)} | {_measured(r)} | {_verdict(r, labels)} "
-                     f"| {r.version} | {figures} |".replace("|  |", "| |"))
+        cells = (name, shown, sentence, cell(post, CELL), _measured(r), _kind(r), _verdict(r, labels), str(r.version),
+                 figures)
+        lines.append("|" + "|".join(f" {c} " if c else " " for c in cells) + "|")
         above = r
     return lines
+
+
+class Quotes:
+    """The sentences a page's rows quote, each labelled once (``Q1``, ``Q2``, … in table order) by its claim and
+    text, with the rows that test it."""
+
+    def __init__(self, rows: list[Row]) -> None:
+        self.rows: dict[tuple[str, str], list[Row]] = {}
+        for r in rows:
+            if r.quote:
+                self.rows.setdefault(self._key(r), []).append(r)
+        self.labels = {key: f"Q{n}" for n, key in enumerate(self.rows, 1)}
+
+    @staticmethod
+    def _key(r: Row) -> tuple[str, str]:
+        return r.claim_id or r.id, " ".join(r.quote.text.split())
+
+    def label(self, r: Row) -> str:
+        """The row's sentence label, or ``""`` for a row that quotes nothing."""
+        return self.labels[self._key(r)] if r.quote else ""
+
+    def lines(self) -> list[str]:
+        """The sentences in full below the table, each with its anchor, gloss and verdicts: per sentence for the
+        post's reading and a literal one (:data:`~llm_claims_harness.report.SENTENCE_RULE`), per row for the
+        others. A quote another claim quoted above (the same words and gloss) names that sentence's label."""
+        if not self.rows:
+            return []
+        judged = any(r.kind in JUDGED for rs in self.rows.values() for r in rs)
+        out = [*wrap("Sentences judged (Q), in full with an English gloss. " + SENTENCE_RULE if judged
+                     else "The sentences the rows quote (Q), in full with an English gloss."), ""]
+        seen: dict[tuple[str, str], str] = {}
+        for key, rs in self.rows.items():
+            label, quote = self.labels[key], rs[0].quote
+            verdicts = []
+            for kind in dict.fromkeys(r.kind for r in rs):
+                ours = [r for r in rs if r.kind == kind]
+                if kind in JUDGED:
+                    verdict = sentence_verdict(ours)
+                    text = f"{MARK.get(verdict, verdict)} {words(kind, verdict, None)}"
+                    text = text if kind == "post" else f"literal reading, not counted: {text}"
+                else:
+                    text = f"{kind}: " + ", ".join(f"{n} {w}" for w, n in
+                                                     Counter(words(kind, r.verdict, r.as_expected) for r in ours).items())
+                verdicts.append(f"{text} ({plural(len(ours), 'row')})")
+            words_of = (" ".join(quote.text.split()), " ".join(quote.gloss.split()))
+            first = seen.setdefault(words_of, label)
+            said = (f"the sentence of [{first}](#{first.lower()})" if first != label
+                    else f"“{inline(quote.text)}” — *{inline(quote.gloss)}*")
+            out += wrap(f'<a id="{label.lower()}"></a>**{label}** `{rs[0].claim_id or rs[0].id}` '
+                        f"{' · '.join(verdicts)}: {said}", "- ")
+        return out + [""]
+
+
+COLUMNS = ("id", "§", "sentence", "post", "measured", "kind", "verdict", "v", "fig")
 
 
 def _distinct(rows: list[Row], key: str) -> list:
@@ -145,7 +223,7 @@ def _claim(claim_id: str, rs: list[Row], dev: Legend, notes: Legend, shared: set
 def _topic(title: str, rows: list[Row], anchor: str, cap: dict[str, int]) -> list[str]:
     dev, notes = Legend("D"), Legend("N")
     files = sorted({r.nodeid.split("::")[0] for r in rows})
-    counts = " · ".join(f"{n} {v}" for v, n in Counter(r.verdict for r in rows).items())
+    counts = kind_counts(rows)
     claims: dict[str, list[Row]] = {}
     for r in rows:
         claims.setdefault(r.claim_id or r.id, []).append(r)
@@ -171,13 +249,14 @@ def page(head: list[str], rows: list[Row], where: Where, budget: int = BUDGET) -
 
 
 def _render(head: list[str], rows: list[Row], cap: dict[str, int], where: Where) -> str:
+    quotes = Quotes(rows)
     anchors: dict[str, str] = {}
-    taken: set[str] = set()
+    taken = {label.lower() for label in quotes.labels.values()}  # a topic's anchor never takes a sentence's
     for r in rows:
         if r.topic not in anchors:
             anchors[r.topic] = slug(r.topic, taken)
     skips, labels = skip_legend(rows)
-    lines = [*head, *wrap(LEGEND), "", *_table(rows, anchors, labels, where), "",
+    lines = [*head, *wrap(LEGEND), "", *_table(rows, anchors, labels, quotes, where), "", *quotes.lines(),
              *skips.lines("Skip reasons (how to run the skipped rows)", cap["skip"]), "## Details by topic", ""]
     by_topic: dict[str, list[Row]] = {}
     for r in rows:

@@ -1,23 +1,28 @@
 """The report's pages: an index (``CLAIMS.md``: the posts, counts per page and kind of claim, the rows not as
 expected, the revised and inconclusive rows, the runs that measured the rows) and one page per registered post
-(``CLAIMS-<post>.md``: its ``post`` and ``literal`` rows in the post's section order), one for the rows beyond the
-posts (``CLAIMS-beyond.md``: ``beyond`` rows and controls) and, when an earlier report holds rows of a post that is
-not registered (or whose post it did not record), one for those (``CLAIMS-unplaced.md``). Every page stays within its
-byte budget (:data:`llm_claims_harness.markdown.BUDGET`): a page whose rows do not fit at the leanest prose level is
-split at section boundaries into parts (``CLAIMS-A.2.md``, …: a post id holds no ``.``, so no part is named like a
-post's page), never written over budget. Every page opens with :data:`GENERATED`, which is how a later run knows a
-page it may remove.
+(``CLAIMS-<post>.md``: its ``post`` and ``literal`` rows in the post's section order, the cases of a claim that quote
+one sentence together), one for the rows beyond the posts (``CLAIMS-beyond.md``: ``beyond`` rows and controls) and,
+when an earlier report holds rows of a post that is not registered (or whose post it did not record), one for those
+(``CLAIMS-unplaced.md``). Each page, and each post's line in the index, counts per kind of claim the sentences
+judged (a claim's quoted sentence, once however many rows test it:
+:data:`llm_claims_harness.report.SENTENCE_RULE`) beside the rows. Every page stays within its byte budget
+(:data:`llm_claims_harness.markdown.BUDGET`): a page whose rows do not fit at the leanest prose level is split at
+section boundaries into parts (``CLAIMS-A.2.md``, …: a post id holds no ``.``, so no part is named like a post's
+page), each opening with the whole page's counts, never written over budget. Every page opens with
+:data:`GENERATED`, which is how a later run knows a page it may remove.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from llm_claims_harness import markdown, order
 from llm_claims_harness.declare import DECISION_SIGMAS
 from llm_claims_harness.posts import Registry
-from llm_claims_harness.report import REVISED, inconclusive, revised, summary_lines
+from llm_claims_harness.report import (REVISED, inconclusive, kind_lines, revised, sentence_lines, sentences,
+                                       summary_lines)
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import cell, cut, plural, wrap
 
@@ -47,13 +52,29 @@ def _run_lines(rows: list[Row]) -> list[str]:
                 + f" (the runs: [{INDEX}]({INDEX}))") + [""]
 
 
-def _head(title: str, rows: list[Row], lines: list[str]) -> list[str]:
+def _total(rows: list[Row], show: Callable[[str], str] = str) -> str:
+    """``**N rows**, **M sentences judged** —`` and whether each decided verdict is the expected one (the ids that are
+    not, each as ``show`` writes it)."""
+    judged = sentences(rows)
+    unexpected = ", ".join(show(r.id) for r in rows if r.as_expected is False)
+    return (f"**{plural(len(rows), 'row')}**" + (f", **{plural(len(judged), 'sentence')} judged**" if judged else "")
+            + " — " + (f"**not as expected: {unexpected}**" if unexpected else "every decided verdict as expected."))
+
+
+def _counts(rows: list[Row]) -> list[str]:
+    """The counts of ``rows`` (:func:`_total`), then a line per kind of claim: its sentences judged (each counted
+    once, however many rows test it) and its rows."""
+    return [_total(rows), "", *(line for kind in kind_lines(rows) for line in wrap(kind, "- ")), ""]
+
+
+def _whole(rows: list[Row], links: str) -> list[str]:
+    """A part's summary of the whole page: its parts (``links``) and the counts per kind of all their rows."""
+    return [f"The whole page ({links}):", "", *_counts(rows), "This part:", ""]
+
+
+def _head(title: str, rows: list[Row], lines: list[str], whole: list[str] | None = None) -> list[str]:
     undecided = inconclusive(rows)
-    unexpected = [r.id for r in rows if r.as_expected is False]
-    return [GENERATED, f"# {title}", "", f"[← index]({INDEX})", "", *lines,
-            f"**{plural(len(rows), 'row')}** — " + (f"**not as expected: {', '.join(unexpected)}**" if unexpected
-                                                   else "every decided verdict as expected."), "",
-            *(f"- {line}" for line in summary_lines(rows)), "",
+    return [GENERATED, f"# {title}", "", f"[← index]({INDEX})", "", *lines, *(whole or []), *_counts(rows),
             *(wrap(f"Inconclusive: {', '.join(undecided)}") + [""] if undecided else []), *_run_lines(rows)]
 
 
@@ -61,9 +82,11 @@ Book = dict[str, tuple[str, list[Row]]]  # a page and its parts: file name -> (t
 
 
 def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdown.Where, budget: int) -> Book:
-    """The page of ``rows`` (``CLAIMS-<key>.md``), split into parts when they do not fit ``budget``."""
+    """The page of ``rows`` (``CLAIMS-<key>.md``), split into parts when they do not fit ``budget``; each part opens
+    with the counts of the whole page."""
     def fits(part: list[Row]) -> bool:
-        return markdown.page(_head(title, part, lines), part, where, budget - _PART_HEAD) is not None
+        whole = _whole(rows, "") if len(part) < len(rows) else None  # its parts' links: within _PART_HEAD
+        return markdown.page(_head(title, part, lines, whole), part, where, budget - _PART_HEAD) is not None
 
     def split(part: list[Row]) -> list[list[Row]]:
         if fits(part):
@@ -77,11 +100,12 @@ def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdo
         return split(part[:at]) + split(part[at:])
 
     parts = split(rows)
+    files = [f"CLAIMS-{key}.md" if k == 1 else f"CLAIMS-{key}.{k}.md" for k in range(1, len(parts) + 1)]
+    whole = _whole(rows, " · ".join(f"[part {k}]({file})" for k, file in enumerate(files, 1))) if len(parts) > 1 else None
     out: Book = {}
-    for k, part in enumerate(parts, 1):
-        file = f"CLAIMS-{key}.md" if k == 1 else f"CLAIMS-{key}.{k}.md"
+    for k, (file, part) in enumerate(zip(files, parts), 1):
         suffix = f" (part {k} of {len(parts)})" if len(parts) > 1 else ""
-        text = markdown.page(_head(title + suffix, part, lines), part, where, budget)
+        text = markdown.page(_head(title + suffix, part, lines, whole), part, where, budget)
         if text is None:
             raise ReportBudgetError(f"{file}: over {budget} bytes")
         out[file] = text, part
@@ -98,22 +122,24 @@ def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, cata
     books: dict[str, Book] = {}
     registered = {p.id for p in registry.posts}
     for post in registry.posts:
-        rows = sorted((r for r in doc.rows if r.kind in ON_POST_PAGE and r.post == post.id),
-                      key=lambda r: order.in_post(r, registry))
+        rows = order.by_sentence(sorted((r for r in doc.rows if r.kind in ON_POST_PAGE and r.post == post.id),
+                                        key=lambda r: order.in_post(r, registry)))
         if rows:
             sections = [f"- **{s.short}**: {cut(s.title, 150)}" for s in post.sections]
             books[post.id] = _book(post.id, post.cited(), rows, ["Sections (§):", "", *sections, ""],
                                    lambda r: registry.label(r.post, r.section).removeprefix(f"{r.post} "), budget)
     unplaced = [r for r in doc.rows if r.kind in ON_POST_PAGE and r.post not in registered]
     if unplaced:
-        books[UNPLACED] = _book(UNPLACED, "Rows of no registered post", sorted(unplaced, key=lambda r: order.natural(r.id)),
+        books[UNPLACED] = _book(UNPLACED, "Rows of no registered post",
+                                order.by_sentence(sorted(unplaced, key=lambda r: order.natural(r.id))),
                                 wrap("Rows of an earlier report whose post is not registered now, or not recorded (a "
                                      "report of an earlier schema): run their test files again to place them.") + [""],
                                 lambda r: " ".join(p for p in (r.post, r.section) if p) or "?", budget)
-    rest = sorted((r for r in doc.rows if r.kind not in ON_POST_PAGE), key=lambda r: order.beyond(r, registry))
+    rest = order.by_sentence(sorted((r for r in doc.rows if r.kind not in ON_POST_PAGE),
+                                    key=lambda r: order.beyond(r, registry)))
     if rest:
         books[BEYOND] = _book(BEYOND, "Beyond the posts: further claims and controls", rest, [],
-                              lambda r: " · ".join(p for p in (r.kind, registry.label(r.post, r.section)) if p), budget)
+                              lambda r: registry.label(r.post, r.section), budget)
     index = _index(doc, registry, books, catalogue)
     if len(index.encode("utf-8")) > budget:
         raise ReportBudgetError(f"{INDEX}: {len(index.encode('utf-8'))} bytes, over its budget of {budget}")
@@ -143,11 +169,15 @@ def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue:
     for key, title in titles:
         book = books.get(key, {})
         on = [r for _, part in book.values() for r in part]
-        lines += wrap(f"- {title}: " + (f"{_links(book)} · {plural(len(on), 'row')}: " + "; ".join(summary_lines(on))
+        judged = sentences(on)
+        lines += wrap(f"- {title}: " + (f"{_links(book)} · {plural(len(on), 'row')}"
+                                        + (f", {plural(len(judged), 'sentence')} judged" if judged else "")
                                         if on else "no rows measured"))
-    unexpected = [r.id for r in rows if r.as_expected is False]
-    lines += ["", f"**{plural(len(rows), 'row')}** — " + (f"**not as expected: {', '.join(map(linked, unexpected))}**"
-                                                         if unexpected else "every decided verdict as expected."), "",
+        lines += [line for kind in kind_lines(on) for line in wrap(kind, "  - ")]
+    judged = sentence_lines(rows)
+    lines += ["", _total(rows, linked), "",
+              *(["Sentences judged (each counted once, however many rows test it; the rule: on each page):", "",
+                 *(f"- {line}" for line in judged), "", "Rows:", ""] if judged else []),
               *(f"- {line}" for line in summary_lines(rows)), ""]
     findings = revised(rows)
     if findings:

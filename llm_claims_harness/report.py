@@ -1,5 +1,6 @@
 """What the report says about rows, shared by the report's pages, the terminal summary, the catalogue and the
-comparison: how a value is shown, the verdict counts per kind of claim, the inconclusive list.
+comparison: how a value is shown, the verdict counts per kind of claim, the sentences judged (:func:`sentences`,
+by :data:`SENTENCE_RULE`), the inconclusive list.
 
 The report itself: :mod:`llm_claims_harness.row` (one row: the schema), :mod:`llm_claims_harness.results`
 (``results.json``: the loader, merge, write), :mod:`llm_claims_harness.pages` (which rows on which page, the index),
@@ -14,9 +15,12 @@ from typing import Any
 
 from llm_claims_harness.declare import NO_PREDICTION, flatten
 from llm_claims_harness.row import Row
+from llm_claims_harness.text import plural
 
 ORDER = ("holds", "refuted", "inconclusive", "skipped", "error")
 MARK = {"holds": "✅", "refuted": "❌", "inconclusive": "❔", "skipped": "⏭", "error": "💥"}
+AS_DESIGNED = "☑"  # a control's decided verdict is the one its design expects: never shown as a bare ✅ or ❌
+JUDGED = ("post", "literal")  # the kinds whose rows judge a post's sentence: counted per sentence as well as per row
 REVISED = "✎"  # the row's expectation was set after measuring (a finding or a regression check, not a prediction)
 # How the summary names a verdict for each kind of claim: a control is judged against its design.
 KIND_TITLES = {"post": "the posts' claims", "literal": "literal readings (not counted against the posts)",
@@ -60,6 +64,33 @@ def words(kind: str, verdict: str, as_expected: bool | None) -> str:
 
 _WORD_ORDER = ("confirmed", "holds", "behave as designed", "refuted", "not as designed", "inconclusive", "skipped",
                "error")
+SENTENCE_RULE = ("A sentence judged is one claim's quoted sentence, counted once however many rows test it, for the "
+                 "post's own reading and for a literal reading apart: refuted when any of its rows is refuted; else an "
+                 "error when any errs; else inconclusive when any is; else confirmed (a literal reading: holds) when "
+                 "one or more hold, the others skipped; skipped when all are. One resting on a row whose expectation "
+                 f"was set after measuring ({REVISED}) is counted apart.")
+
+
+def _counted(counted: Iterable[tuple[str, bool]]) -> str:
+    """``40 confirmed · 3 refuted · ✎ on expectations set after measuring: 1 refuted`` from ``(word, revised)``
+    pairs; empty when there are none."""
+    c, revised = Counter(), Counter()
+    for word, apart in counted:
+        (revised if apart else c)[word] += 1
+    parts = [f"{c[w]} {w}" for w in _WORD_ORDER if c[w]]
+    if revised:
+        parts.append(f"{REVISED} on expectations set after measuring: "
+                     + ", ".join(f"{revised[w]} {w}" for w in _WORD_ORDER if revised[w]))
+    return " · ".join(parts)
+
+
+def _row_counts(rows: list[Row], kind: str) -> str:
+    return _counted((words(kind, r.verdict, r.as_expected), bool(r.revision)) for r in rows if r.kind == kind)
+
+
+def _sentence_counts(rows: list[Row], kind: str) -> tuple[int, str]:
+    ours = [rs for (k, _, _), rs in sentences(rows).items() if k == kind]
+    return len(ours), _counted((words(kind, sentence_verdict(rs), None), sentence_apart(rs)) for rs in ours)
 
 
 def summary_lines(rows: Iterable[Row]) -> list[str]:
@@ -68,18 +99,87 @@ def summary_lines(rows: Iterable[Row]) -> list[str]:
     whose expectation was set after measuring (revised, or a regression check) are counted apart, after ``·`` + :data:`REVISED`: they are
     the suite's findings, not predictions that held."""
     rows = list(rows)
+    return [f"{title}: {counts}" for kind, title in KIND_TITLES.items() for counts in [_row_counts(rows, kind)]
+            if counts]
+
+
+Sentence = tuple[str, str, str]  # (kind, claim id, the quote's text: empty when a row records none)
+
+
+def sentence_of(row: Row) -> Sentence:
+    """The sentence a row judges: its kind, its claim and its quote's text (a claim whose rows quote nothing, in a
+    report of an earlier schema, is one sentence)."""
+    return row.kind, row.claim_id or row.id, " ".join(row.quote.text.split()) if row.quote else ""
+
+
+def sentences(rows: Iterable[Row]) -> dict[Sentence, list[Row]]:
+    """The sentences judged by ``rows`` (of the kinds in :data:`JUDGED`), each with its rows, in the rows' order."""
+    out: dict[Sentence, list[Row]] = {}
+    for r in rows:
+        if r.kind in JUDGED:
+            out.setdefault(sentence_of(r), []).append(r)
+    return out
+
+
+def sentence_verdict(rows: list[Row]) -> str:
+    """One sentence's verdict from its rows, by :data:`SENTENCE_RULE`: ``refuted``, ``error``, ``inconclusive``,
+    ``holds`` or ``skipped``."""
+    verdicts = {r.verdict for r in rows}
+    return next((v for v in ("refuted", "error", "inconclusive", "holds") if v in verdicts), "skipped")
+
+
+def sentence_apart(rows: list[Row]) -> bool:
+    """Whether a sentence's verdict rests on a row whose expectation was set after measuring (counted apart)."""
+    verdict = sentence_verdict(rows)
+    return any(r.revision for r in rows if r.verdict == verdict)
+
+
+def sentence_lines(rows: Iterable[Row]) -> list[str]:
+    """One line per kind that judges sentences, e.g. ``the posts' claims: 12 sentences judged: 9 confirmed · 1
+    refuted · 2 inconclusive`` (:data:`SENTENCE_RULE`); none for rows of other kinds."""
+    rows = list(rows)
+    return [f"{KIND_TITLES[kind]}: {plural(n, 'sentence')} judged: {counts}" for kind in JUDGED
+            for n, counts in [_sentence_counts(rows, kind)] if n]
+
+
+def kind_lines(rows: Iterable[Row]) -> list[str]:
+    """One line per kind of claim: for a kind that judges sentences, its sentences then its rows (``the posts'
+    claims: 12 sentences judged: 9 confirmed · 3 inconclusive — 40 rows: 36 confirmed · 4 inconclusive``), for the
+    others its rows as :func:`summary_lines` counts them."""
+    rows = list(rows)
     lines = []
     for kind, title in KIND_TITLES.items():
-        ours = [r for r in rows if r.kind == kind]
-        c, revised = (Counter(words(kind, r.verdict, r.as_expected) for r in ours
-                              if bool(r.revision) is apart) for apart in (False, True))
-        parts = [f"{c[w]} {w}" for w in _WORD_ORDER if c[w]]
-        if revised:
-            parts.append(f"{REVISED} on expectations set after measuring: "
-                         + ", ".join(f"{revised[w]} {w}" for w in _WORD_ORDER if revised[w]))
-        if parts:
-            lines.append(f"{title}: " + " · ".join(parts))
+        n_rows, counts = sum(r.kind == kind for r in rows), _row_counts(rows, kind)
+        if not counts:
+            continue
+        n, judged = _sentence_counts(rows, kind) if kind in JUDGED else (0, "")
+        lines.append(f"{title}: " + (f"{plural(n, 'sentence')} judged: {judged} — {plural(n_rows, 'row')}: "
+                                     if n else "") + counts)
     return lines
+
+
+_SHORT = {"post": "the post", "literal": "literal, not counted", "beyond": "beyond", "control": "controls"}
+
+
+def kind_counts(rows: Iterable[Row]) -> str:
+    """Counts per kind on one line, a topic's header: sentences judged for ``post`` and ``literal`` rows, rows for
+    the others, e.g. ``the post: 2 sentences (12 rows): 1 confirmed, 1 refuted; controls: 2 rows: 2 behave as
+    designed``. A literal or control row is never counted among the post's refutations."""
+    rows = list(rows)
+    parts = []
+    for kind in KIND_TITLES:
+        ours = [r for r in rows if r.kind == kind]
+        if not ours:
+            continue
+        if kind in JUDGED:
+            judged = list(sentences(ours).values())
+            c = Counter(words(kind, sentence_verdict(rs), None) for rs in judged)
+            head = f"{plural(len(judged), 'sentence')} ({plural(len(ours), 'row')})"
+        else:
+            c = Counter(words(kind, r.verdict, r.as_expected) for r in ours)
+            head = plural(len(ours), "row")
+        parts.append(f"{_SHORT[kind]}: {head}: " + ", ".join(f"{c[w]} {w}" for w in _WORD_ORDER if c[w]))
+    return "; ".join(parts)
 
 
 def revised(rows: Iterable[Row]) -> list[str]:

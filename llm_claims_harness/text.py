@@ -1,4 +1,4 @@
-"""Text helpers of the report: one-line cuts, table cells, wrapped prose, anchors."""
+"""Text helpers of the report: one-line cuts, table cells, quoted text, wrapped prose, anchors."""
 
 from __future__ import annotations
 
@@ -19,6 +19,26 @@ def cell(text: Any, limit: int | None = None) -> str:
     """``text`` as one Markdown table cell (cut to ``limit`` characters when given; ``|`` escaped)."""
     text = cut(text, limit) if limit else " ".join(str(text).split())
     return text.replace("|", "\\|")
+
+
+def shorten(text: Any, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters, cut at a word boundary where one is in its second half
+    (an ellipsis marks a cut)."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = len(head) if text[len(head)] == " " else head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,.;:…") + "…"
+
+
+_INLINE = re.compile(r"([\\`*_\[\]<>|&])")
+
+
+def inline(text: Any) -> str:
+    """``text`` (a post's words, code included) as literal Markdown inline text: on one line, with every character
+    that Markdown or a table reads as markup backslash-escaped."""
+    return _INLINE.sub(r"\\\1", " ".join(str(text).split()))
 
 
 def plural(n: int, noun: str) -> str:

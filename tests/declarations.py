@@ -6,8 +6,8 @@ its claims import from ``sys.modules`` afterwards.
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +35,7 @@ def collect(tmp: Path) -> list[dict[str, Any]]:
     """
     (tmp / "declared_probe.py").write_text(PROBE, encoding="utf-8")
     out = tmp / "declared.json"
-    env = {**__import__("os").environ, "CLAIMS_DECLARED_OUT": str(out), "PYTHONPATH": str(tmp)}
+    env = {**os.environ, "CLAIMS_DECLARED_OUT": str(out), "PYTHONPATH": str(tmp)}
     proc = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "claims"), "--collect-only", "-q",
                            "-p", "declared_probe", "-p", "no:cacheprovider", "--no-claims-report"],
                           cwd=ROOT, env=env, capture_output=True, text=True, check=False)

@@ -21,11 +21,11 @@ def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
 
 def test_verdicts_and_report(suite: pytest.Pytester) -> None:
     result = suite.runpytest()
-    result.assert_outcomes(passed=5, skipped=1)
+    result.assert_outcomes(passed=6, skipped=1)
     rows = _rows(suite)
     assert {rid: r["verdict"] for rid, r in rows.items()} == {
         "toy.holds": "holds", "toy.refuted_as_expected": "refuted", "toy.cases[a]": "holds",
-        "toy.cases[b]": "holds", "toy.skipped": "skipped"}
+        "toy.cases[b]": "holds", "toy.cases[c]": "refuted", "toy.skipped": "skipped"}
     assert rows["toy.skipped"]["reason"] == "weights not found: set TOY_DIR"
     assert rows["toy.cases[b]"]["tolerance"] == {"kind": "at_most", "reason": "ten", "atol": 0.0, "rtol": 0.0,
                                                  "bound": 10.0, "strict": False}
@@ -33,8 +33,18 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
     md = "".join(p.read_text(encoding="utf-8") for p in sorted((suite.path / "reports").glob("CLAIMS*.md")))
     assert "- the posts' claims: 3 confirmed · 1 skipped" in md
     assert "- controls: 1 behave as designed" in md
+    assert "- literal readings (not counted against the posts): 1 refuted" in md  # never among the post's refutations
+    page = (suite.path / "reports" / "CLAIMS-T.md").read_text(encoding="utf-8")
+    assert "- the posts' claims: 3 sentences judged: 2 confirmed · 1 skipped — 4 rows: 3 confirmed · 1 skipped" in page
+    table = {line.split(" | ")[0].removeprefix("| ").split("](")[0]: line for line in page.splitlines()
+             if line.startswith("| ")}
+    assert " | literal | ❌ | " in table["[toy.cases[c]"] and " | | ✅ | " in table["↳ [b]"]  # the kind: blank for the post's
+    assert "[Q1](#q1) “1 더하기 1은 2”" in table["[toy.cases[a]"]  # the sentence, once above the rows that quote it
+    assert "“1 더하기 1은 2” — *one plus one is two*" in page  # the sentence in full, with its gloss
+    beyond = (suite.path / "reports" / "CLAIMS-beyond.md").read_text(encoding="utf-8")
+    assert " | control | ☑ refuted, as designed | " in beyond
     assert "weights not found: set TOY_DIR" in md
-    result.stdout.fnmatch_lines(["*5 claim rows measured*", "*the posts' claims: 3 confirmed · 1 skipped*",
+    result.stdout.fnmatch_lines(["*6 claim rows measured*", "*the posts' claims: 3 confirmed · 1 skipped*",
                                  "*controls: 1 behave as designed*"])
     assert _results(suite)["summary"]["control"]["refuted"] == 1
     assert rows["toy.holds"]["kind"] == "post" and rows["toy.holds"]["expect_source"] == "arithmetic"
@@ -176,11 +186,11 @@ def test_bad_option_is_a_usage_error(suite: pytest.Pytester, option: str, messag
 
 def test_parallel_run_gives_the_same_rows(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    suite.runpytest().assert_outcomes(passed=6, skipped=1)
     serial = {rid: (r["verdict"], r["measured"]) for rid, r in _rows(suite).items()}
     (suite.path / "reports" / "results.json").unlink()
     result = suite.runpytest("-n", "2")
-    result.assert_outcomes(passed=5, skipped=1)
+    result.assert_outcomes(passed=6, skipped=1)
     parallel = _rows(suite)
     assert {rid: (r["verdict"], r["measured"]) for rid, r in parallel.items()} == serial
     data = _results(suite)
@@ -223,9 +233,9 @@ def test_corrupt_previous_report_is_rebuilt(suite: pytest.Pytester, previous: st
     (suite.path / "reports").mkdir()
     (suite.path / "reports" / "results.json").write_text(previous, encoding="utf-8")
     result = suite.runpytest()
-    result.assert_outcomes(passed=5, skipped=1)
+    result.assert_outcomes(passed=6, skipped=1)
     data = _results(suite)
-    assert len(data["claims"]) == 5
+    assert len(data["claims"]) == 6
     assert "previous results.json was unreadable" in data["warning"]
     result.stdout.fnmatch_lines(["*previous results.json was unreadable*"])
 

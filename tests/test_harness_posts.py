@@ -87,7 +87,7 @@ def test_report_files_get_the_usual_mode(suite: pytest.Pytester) -> None:
     """Atomic writes go through mkstemp (0600); the report is readable like any file the user writes."""
     import os
 
-    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    suite.runpytest().assert_outcomes(passed=6, skipped=1)
     mask = os.umask(0o022)
     os.umask(mask)
     for name in ("results.json", "CLAIMS.md"):
@@ -95,7 +95,7 @@ def test_report_files_get_the_usual_mode(suite: pytest.Pytester) -> None:
 
 
 def test_no_report_option(suite: pytest.Pytester) -> None:
-    suite.runpytest("--no-claims-report").assert_outcomes(passed=5, skipped=1)
+    suite.runpytest("--no-claims-report").assert_outcomes(passed=6, skipped=1)
     assert not (suite.path / "reports").exists()
 
 
@@ -150,7 +150,7 @@ def test_files_a_person_put_in_the_report_directory_are_kept(suite: pytest.Pytes
     reports.mkdir()
     (reports / "CLAIMS-notes.md").write_text("my notes\n", encoding="utf-8")
     (reports / "CLAIMS-Q.md").write_text(GENERATED + "\n# a page of a post no longer registered\n", encoding="utf-8")
-    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    suite.runpytest().assert_outcomes(passed=6, skipped=1)
     assert (reports / "CLAIMS-notes.md").read_text(encoding="utf-8") == "my notes\n"
     assert not (reports / "CLAIMS-Q.md").exists()  # the harness's own page, no longer written: removed
 
@@ -159,14 +159,14 @@ def test_an_unreadable_previous_report_is_kept_aside(suite: pytest.Pytester) -> 
     reports = suite.path / "reports"
     reports.mkdir()
     (reports / "results.json").write_text('{"claims": [{"id": "x", "extra_field": 1}]}', encoding="utf-8")
-    suite.runpytest().assert_outcomes(passed=5, skipped=1)
+    suite.runpytest().assert_outcomes(passed=6, skipped=1)
     assert (reports / "results.json.unreadable").read_text(encoding="utf-8").startswith('{"claims": [{"id": "x"')
     assert "kept as results.json.unreadable" in json.loads((reports / "results.json").read_text())["warning"]
 
 
 def test_rows_of_a_deleted_test_file_are_dropped(suite: pytest.Pytester) -> None:
     suite.makepyfile(test_other=CLAIMS.replace("toy.", "other."))
-    suite.runpytest().assert_outcomes(passed=10, skipped=2)
+    suite.runpytest().assert_outcomes(passed=12, skipped=2)
     (suite.path / "test_other.py").unlink()
     suite.runpytest("-k", "toy.holds").assert_outcomes(passed=1)
     ids = {r["id"] for r in json.loads((suite.path / "reports" / "results.json").read_text())["claims"]}

@@ -1,5 +1,6 @@
 """The report's pages (llm_claims_harness.pages, .markdown, .order) and results.json's schema and version-aware merge
-(llm_claims_harness.results), on synthetic rows: no pytest run, no measurement."""
+(llm_claims_harness.results), on synthetic rows: no pytest run, no measurement. What a post's reader sees at a
+glance (kinds, sentences, counts per sentence): ``test_report_glance.py``."""
 
 from __future__ import annotations
 
@@ -9,75 +10,13 @@ import re
 from pathlib import Path
 
 import pytest
+from report_rows import ENV, REGISTRY, ROOT, RUN, cells, document, doubled, make, synthetic, table, table_ids
 
 from claims.posts import POSTS
 from llm_claims_harness import markdown, pages, results
 from llm_claims_harness.compare import compare
-from llm_claims_harness.posts import Registry
 from llm_claims_harness.row import Row
 from llm_claims_harness.tolerance import exact
-
-ROOT = Path(__file__).resolve().parents[1]
-REGISTRY = Registry.of(POSTS)
-ENV = {"date": "2026-12-01T00:00:00+00:00", "git_commit": "abc123def456", "git_tree": "0123456789ab",
-       "python": "3.11", "platform": "linux", "device": "cpu: test", "seed": 42, "seeds": [42], "xdist_workers": 0,
-       "command": "pytest", "wall_s": 1.0, "suite": {"torch": "2.x"}}
-RUN = "0123456789abcdef"
-DEVIATION = "Evaluated on a held-out stream of 16,384 sequences rather than the post's 4,096. " + "More words. " * 20
-SKIP = "weights not available: set CLAIMS_TOY_DIR to a directory holding them. " + "Or run once with network. " * 10
-
-
-def make(rid: str, *, kind: str = "post", post: str | None = "A", section: str | None = "exp1", topic: str = "Toy topic",
-         version: int = 1, verdict: str = "holds", deviation: str = "", reason: str = "",
-         figures: list[str] | None = None, measured: object = 1.0, nodeid: str | None = None, run: str = RUN) -> Row:
-    claim_id, _, case = rid.partition("[")
-    return Row(id=rid, claim_id=claim_id, case=case.rstrip("]") or None, post=post, section=section, kind=kind,
-               topic=topic, nodeid=nodeid or f"claims/test_toy.py::test_{claim_id.split('.')[-1]}", source="a source",
-               statement=f"statement of {rid}, " + "long words " * 30, post_value=1.0, unit="",
-               measured=None if verdict == "skipped" else measured, reference=1.0, tolerance=exact("a reason " * 20),
-               verdict=verdict, expected_verdict="holds", expect_source="the post " * 20, preregistered_expect="holds",
-               preregistered_source="the post", revision=None, quote=None, reason=reason, version=version,
-               version_note="" if version == 1 else "why it changed " * 10, deviation=deviation, duration_s=0.1,
-               as_expected=None if verdict == "skipped" else verdict == "holds", figures=figures or [], run=run)
-
-
-def synthetic() -> dict[str, Row]:
-    """Rows declared out of the posts' order: controls, then beyond, post B, post A; cases of one claim."""
-    rows = [make("toy.control[a]", kind="control", section="exp3"),
-            make("toy.beyond", kind="beyond", post="B", section="rope", version=2),
-            make("toy.b_formula", post="B", section="formula", topic="Another topic"),
-            make("toy.b_opening", post="B", section="opening", topic="Another topic"),
-            make("toy.a_literal", kind="literal", section="exp3"),
-            make("toy.a_last", section="add-concat")]
-    rows += [make(f"toy.a_exp3[gap{g}]", section="exp3", deviation=DEVIATION,
-                  figures=["figures/toy_heatmap.png"] if g == 1 else None) for g in (1, 3, 10, 30)]
-    rows += [make(f"toy.a_intro[s{i}]", section="intro", verdict="skipped", reason=SKIP) for i in range(10)]
-    return {r.id: r for r in rows}
-
-
-def document(rows: dict[str, Row], previous: results.Document | None = None,
-             collected: results.Collected | None = None) -> results.Document:
-    return results.merge(previous, results.Measured(RUN, ENV, rows, {}, collected or {}))
-
-
-def table(text: str) -> list[str]:
-    lines = text.splitlines()
-    start = lines.index("| id | § | post | measured | verdict | v | fig |") + 2
-    return lines[start:lines.index("", start)]
-
-
-def table_ids(text: str) -> list[str]:
-    """Row ids in table order (``↳ [case]`` lines completed from the claim above)."""
-    ids, claim = [], ""
-    for line in table(text):
-        first = line.split(" | ")[0].removeprefix("| ")
-        match = re.match(r"\[(.+?)\]\(#", first)
-        if match:
-            ids.append(match.group(1))
-            claim = match.group(1).split("[")[0]
-        else:
-            ids.append(claim + first.removeprefix("↳ "))
-    return ids
 
 
 @pytest.fixture
@@ -94,15 +33,15 @@ def test_one_page_per_post_in_its_sections_order(rendered) -> None:
         "toy.a_last"]                                                # the post's last section
     assert table_ids(rendered["CLAIMS-B.md"]) == ["toy.b_opening", "toy.b_formula"]
     assert table_ids(rendered["CLAIMS-beyond.md"]) == ["toy.beyond", "toy.control[a]"]  # beyond, then controls
-    where = [line.split(" | ")[1] for line in table(rendered["CLAIMS-A.md"])]
+    where = [cells(line)["§"] for line in table(rendered["CLAIMS-A.md"])]
     assert where[0] == "intro" and where[10] == "exp. 3" and where[-1] == "add/concat"  # the registry's labels
-    assert [line.split(" | ")[1] for line in table(rendered["CLAIMS-beyond.md"])] == ["beyond · B RoPE",
-                                                                                     "control · A exp. 3"]
+    assert [(cells(line)["§"], cells(line)["kind"]) for line in table(rendered["CLAIMS-beyond.md"])] == [
+        ("B RoPE", "beyond"), ("A exp. 3", "control")]
 
 
 def test_version_column_and_figure_links(rendered) -> None:
     lines = {p: dict(zip(table_ids(text), table(text))) for p, text in rendered.items() if p != "CLAIMS.md"}
-    assert lines["CLAIMS-beyond.md"]["toy.beyond"].split(" | ")[5].strip(" |") == "2"
+    assert cells(lines["CLAIMS-beyond.md"]["toy.beyond"])["v"] == "2"
     assert "[plot](figures/toy_heatmap.png)" in lines["CLAIMS-A.md"]["toy.a_exp3[gap1]"]
     assert "figures/" not in lines["CLAIMS-A.md"]["toy.a_exp3[gap3]"]
 
@@ -111,7 +50,7 @@ def test_deviation_and_skip_text_written_once(rendered) -> None:
     text = rendered["CLAIMS-A.md"]
     assert text.count("Evaluated on a held-out stream") == 1       # 4 rows share it
     assert text.count("weights not available: set CLAIMS_TOY_DIR") == 1  # 10 rows share it
-    assert all(line.endswith("| ⏭ S1 | 1 | |") for line in table(text)[:10])
+    assert all(cells(line)["verdict"] == "⏭ S1" for line in table(text)[:10])
 
 
 def test_index_names_the_posts_pages_and_runs(rendered) -> None:
@@ -119,13 +58,6 @@ def test_index_names_the_posts_pages_and_runs(rendered) -> None:
     assert "commit `abc123def456` · tree `0123456789ab`" in index
     assert POSTS[0].title in index and "[page](CLAIMS-A.md)" in index and "[page](CLAIMS-beyond.md)" in index
     assert "**Run `01234567`**: 20 rows" in index and "torch 2.x" in index
-
-
-def doubled(rows: list[Row]) -> dict[str, Row]:
-    """Twice the rows: each once more under a new claim id, in the same post and section."""
-    twins = [dataclasses.replace(r, id=r.id.replace(r.claim_id, r.claim_id + "_twin", 1),
-                                 claim_id=r.claim_id + "_twin") for r in rows]
-    return {r.id: r for r in [*rows, *twins]}
 
 
 @pytest.mark.parametrize("which", ["today", "twice today"])

@@ -1,6 +1,7 @@
 """The throwaway suite the harness tests run through ``pytester``: ``CONFTEST``, the suite's own fixtures and a toy
 post registry (one post, ``T``, with sections ``s`` and ``t``, through the harness's ``pytest_claims_posts`` hook),
-and ``CLAIMS``, toy claims of every outcome (held, refuted as designed, cases, skipped) beside a plain test. The
+and ``CLAIMS``, toy claims of every outcome (held, refuted as designed, cases, a literal reading refuted as expected,
+skipped) beside a plain test. The
 ``suite`` fixture of ``tests/conftest.py`` writes both into a pytester directory."""
 
 TOY_POSTS = '''
@@ -31,8 +32,9 @@ def test_refuted(verify):
 
 @claim(id="toy.cases", source="test", kind="post", post="T", section="s", quote=Q, expect_source="arithmetic", statement="small numbers",
        tolerance=at_most(1.0, "one"),
-       cases={"a": Case(post_value=0.5), "b": Case(tolerance=at_most(10.0, "ten"))})
-@pytest.mark.parametrize("x", [pytest.param(0.5, id="a"), pytest.param(5.0, id="b")])
+       cases={"a": Case(post_value=0.5), "b": Case(tolerance=at_most(10.0, "ten")),
+              "c": Case(kind="literal", expect="refuted", expect_source="the words taken literally: at most one")})
+@pytest.mark.parametrize("x", [pytest.param(0.5, id="a"), pytest.param(5.0, id="b"), pytest.param(5.0, id="c")])
 def test_cases(verify, x):
     verify(x)
 
