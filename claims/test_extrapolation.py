@@ -2,8 +2,8 @@
 
 Post A, exp. 3 ``pe_probe.py --exp extrapolate``: a learned table, sinusoidal PE and a per-offset relative bias,
 trained on the right-neighbour task at length 20; the accuracies of the post's table, its 'hits the floor'
-diagnosis, the raw-integer preamble, and post B's 'relative rules are easy' and 'long contexts do not come
-for free' read on the same runs. Each model is trained once and cached (``llm_claims_lab/core/cache.py``); values
+diagnosis and the raw-integer preamble (post B's sentences read on the same runs:
+``test_extrapolation_post_b.py``). Each model is trained once and cached (``llm_claims_lab/core/cache.py``); values
 are for seed 42, or the mean of ``--claims-seeds N`` seeds. Tolerances are effect sizes declared with their
 reasons; each stochastic row's noise (its SD) comes from ``calibration/extrapolation.json`` (seeds 1–20,
 evaluation sets independent of training), divided by √N. Shared fixtures: ``fixtures/extrapolation.py``; shared helpers:
@@ -15,9 +15,8 @@ from __future__ import annotations
 import statistics
 
 import pytest
+from extrapolation_common import CHANCE, DEVIATION, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
 
-from extrapolation_common import (CHANCE, DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, _drop_noise,
-                                  _mean, _noise)
 from llm_claims_harness.declare import Case, Quote, at_most, claim, close
 from llm_claims_lab.extrapolation import CURVE_STEPS
 
@@ -230,83 +229,3 @@ def test_raw_integer_breaks_training(verify, extrapolation_lab, calibration, see
                     "chance": CHANCE,
                     "learned | sinusoidal at 20": [_mean(extrapolation_lab, s, seeds, "acc20")
                                                    for s in ("learned", "sinusoidal")], **where})
-
-
-NOT_AUTOMATIC = at_most(KEEPS.bound, f"effect size: 'not solved automatically' = the model does not keep at the "
-                                     f"longer length the accuracy it has at the training length, i.e. it loses more "
-                                     f"than the {-KEEPS.bound:g} pp that 'keeps its accuracy' allows (the beyond rows' "
-                                     "bound: a fifth of the smallest failure post A reports, −23.4 pp at 40)")
-
-
-@claim(
-    id="extrap.sin_long_context_not_automatic",
-    post="B", section="learned",
-    source="Post B, '학습되는 position embedding과의 차이' ('실제 긴 문맥 일반화가 자동으로 해결되지는 않는다'); "
-           "measured on post A's exp. 3 toy",
-    statement="Sinusoidal PE has values at positions never seen in training, but that does not by itself make a "
-              "model work at the longer length: post A's toy with sinusoidal PE, trained at length 20 (positions "
-              f"20–39 defined but never seen), loses more than {-KEEPS.bound:g} pp from length 20 to 40 (accuracy "
-              f"at 40 minus at 20 ≤ {KEEPS.bound:g} pp). One model that fails is what 'not automatic' asks for; "
-              "which of the causes the post lists next (attention layer, length distribution, normalisation, later "
-              "training) is at fault is not measured.",
-    kind="post",
-    quote=Quote("이론적으로는 학습 때 보지 않은 더 긴 position에도 값을 만들 수 있다. 이 장점은 매력적이지만, 실제 긴 문맥 "
-                "일반화가 자동으로 해결되지는 않는다",
-                "in theory it can produce values even for longer positions not seen in training. This advantage is "
-                "attractive, but real long-context generalisation is not solved automatically"),
-    expect_source="post B's sentence: '실제 긴 문맥 일반화가 자동으로 해결되지는 않는다'; post A's exp. 3 table: "
-                  "sinusoidal PE 100 % at 20, 50.8 % at 40",
-    post_value="자동으로 해결되지는 않는다 (not automatic)", unit="pp", tolerance=NOT_AUTOMATIC,
-    deviation=DEVIATION + " Post B trains no model; the toy is post A's (one attention layer, the right-neighbour "
-                          "task), the same runs as extrap.sinusoidal.",
-)
-def test_sin_long_context_not_automatic(verify, extrapolation_lab, calibration, seeds):
-    acc20 = _mean(extrapolation_lab, "sinusoidal", seeds, "acc20")
-    if acc20 < LEARNS.bound:
-        pytest.skip(f"sinusoidal PE does not learn the task at the training length (accuracy at 20 {acc20:.1f} % < "
-                    f"{LEARNS.bound:g} %): a drop from 20 to 40 would not say whether it generalises")
-    acc40 = _mean(extrapolation_lab, "sinusoidal", seeds, "acc40")
-    noise, where = _drop_noise(calibration, "sinusoidal", 40, seeds)
-    verify(acc40 - acc20, noise=noise, details={"accuracy at 40": acc40, "at 20": acc20,
-                                                "on new positions 19–38": _mean(extrapolation_lab, "sinusoidal",
-                                                                                seeds, "new40"), **where})
-
-
-@claim(
-    id="pos.sin_relative_rules_easy",
-    post="B", section="sin-cos",
-    source="Post B, why sinusoidal PE ('상대 위치 규칙을 배우기 쉬운 좌표계'); tested on post A's exp. 3",
-    statement="Beyond the post: post B says sinusoidal PE lays down coordinates in which a relative-position rule "
-              "is easy to learn. Does the rule learned at length 20 (post A's right-neighbour task: predict token "
-              "i + 1 at position i, a purely relative rule) also hold at the new positions 19–38 of length 40, as "
-              f"a relative rule would? Learned = accuracy ≥ {LEARNS.bound:g} %. Not the post's claim: post B says "
-              "in the next paragraph that longer contexts do not come for free ('실제 긴 문맥 일반화가 자동으로 "
-              "해결되지는 않는다'), so this row is never counted against it.",
-    kind="beyond", unit="%", tolerance=LEARNS,
-    quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
-                "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
-                "relative-position rules"),
-    cases={
-        "beyond_range": Case(
-            statement="accuracy at length 40 on the new positions 19–38.",
-            expect="refuted",
-            expect_source="post A's exp. 3 table: sinusoidal PE scores 50.8 % at length 40, which with positions "
-                          "0–18 at 100 % leaves about 3 % on 19–38 ('그 W가 새 위치에서 작동할 이유는 없습니다'); post B: "
-                          "'실제 긴 문맥 일반화가 자동으로 해결되지는 않는다' (long-context generalisation is not solved "
-                          "automatically)"),
-    },
-    version=3,
-    version_note="v3 (issue 30): within_range removed: it was extrap.sinusoidal[len20]'s measurement (accuracy at "
-                 "the training length) counted a second time, and it cannot read 'easy to learn': the learned "
-                 "table reaches the same 100 % by the first checkpoint (750 steps), so it could not tell "
-                 "coordinates that make a relative rule easy from any others. The sentence's coordinate part is "
-                 "pe.sin.shift_is_linear_map's; no run of this suite reads its 'easy'. beyond_range unchanged. "
-                 "v2 (issue 19, the reading rule): beyond_range is no longer the post's claim but a row beyond it: "
-                 "post B's sentence is about learning relative rules, and post B itself says extrapolation to longer "
-                 "contexts is not automatic",
-    deviation=DEVIATION,
-)
-def test_sin_relative_rules_easy(verify, extrapolation_lab, calibration, seeds, case):
-    noise, where = _noise(calibration, "sinusoidal", "new40", seeds)
-    verify(_mean(extrapolation_lab, "sinusoidal", seeds, "new40"), noise=noise,
-           details={"measured": "accuracy at length 40 on the new positions 19–38", **where})

@@ -14,18 +14,8 @@ import statistics
 
 import pytest
 
-from extrapolation_common import (
-    DEVIATION,
-    KEEPS,
-    LEARNS,
-    POST_RUNS,
-    REPRODUCE,
-    SOURCE,
-    SWEEP_STEPS,
-    _drop_noise,
-    _mean,
-    _noise,
-)
+from extrapolation_common import (DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, SWEEP_STEPS, _drop_noise,
+                                  _mean, _noise)
 from llm_claims_harness.declare import Case, Revision, at_most, claim
 from llm_claims_harness.measure import DECISION_LEVEL
 from fixtures import CALIBRATION_DIR
@@ -55,12 +45,8 @@ FAILURE_RATE = at_most(0.5, "'keeps its accuracy' read per training run: fewer t
                             "5 pp (a collapse in a minority of seeds is the scheme's risk, not its rule)")
 
 
-# 'Decides the row in most runs': the seeds a failure rate needs so that, at the calibration's collapse rate, its
-# exact interval clears the bound with this probability (80 %, the conventional power of a design: Cohen 1988).
-DECIDING_POWER = 0.8
-# CPU-seconds to train one seed of a bimodal scheme (its 6,000-step steps-sweep run, which holds the protocol's
-# 3,000-step checkpoint), from the build log of a run of the suite (events.jsonl of its weight cache, 2-core
-# AMD EPYC, 2026-12-03); its evaluations add a few seconds. Machines differ about 2× per step (README's ledger).
+DECIDING_POWER = 0.8  # 'decides it in most runs': the conventional power of a design (Cohen 1988)
+# CPU-s to train one seed (its 6,000-step sweep run holds the 3,000-step checkpoint): events.jsonl of a 2-core run
 SEED_CPU_S = {"rope": 50}
 
 

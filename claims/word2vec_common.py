@@ -11,9 +11,9 @@ import torch
 
 from llm_claims_harness.declare import Quote
 from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.core.analogy import WordList, analogy_rank, answer, cosine, token_id
 from llm_claims_lab.core.stats import items_to_exclude
+from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.word2vec.relatedness import covered_pairs
 from llm_claims_lab.word2vec.skipgram import KERNELS
 
@@ -125,3 +125,9 @@ def plant_analogies(table: torch.Tensor, vocab: WordList,
         answers.add(it.d)
         chosen.append(it)
     return planted, chosen
+
+
+# Post A's closing caveat on analogies (its remark under the neighbour table: CLUSTERS).
+TOO_LITTLE = Quote("물론, 아직은 그 양이 작아서, 왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족한데, …",
+                   "Of course, the amount is still small, so there is too little data to expect arithmetic such as "
+                   "king − man + woman, …")
