@@ -5,7 +5,10 @@ configurations for seeds 1 … N, disjoint from them, and writes ``calibration/h
 every heads row (:data:`llm_claims_lab.heads.rows.ROWS`, the claims' own definition), from which each row takes
 its noise, and the mean and SD of each. A row whose expectation is revised to a finding cites these seeds, never
 the values it judges. Models go through the suite's cache (``--cache-dir``, default ``$CLAIMS_CACHE_DIR`` or
-``.cache/claims``); about 4 CPU-s per model, five configurations per seed.
+``.cache/claims``); 1–4 CPU-s per model, five configurations per seed. The file also records each
+configuration's CPU-seconds per model (the mean over the builds of these seeds' models in the cache's build log,
+``events.jsonl``, this run's or an earlier one's): what a row that these seeds cannot decide states as the cost of
+the seeds that would.
 
 Usage, from the repository root::
 
@@ -25,14 +28,34 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab.core import cache
+from llm_claims_lab.core import build_log, cache
 from llm_claims_harness.atomic import write_text_atomic
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.core.host_memory import keep_freed_memory
-from llm_claims_lab.heads.lab import CALIBRATION, TRAINING_CODE, HeadsLab
-from llm_claims_lab.heads.rows import ROWS, per_seed
+from llm_claims_lab.heads.lab import CALIBRATION, TRAINING_CODE, HeadsLab, entry
+from llm_claims_lab.heads.rows import ROWS, configuration_name, configurations, per_seed
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def cpu_s_per_model(weights: cache.WeightCache, lab: HeadsLab) -> dict[str, float]:
+    """Per configuration the rows read, the mean CPU-seconds of one model's build, over the builds of ``lab``'s
+    models that the cache's event log records.
+
+    Raises:
+        SystemExit: a configuration none of whose models' builds is in the log (its models came from a cache
+            whose log is gone): rerun with an empty ``--cache-dir``.
+    """
+    builds = build_log.read(weights.root / "events.jsonl")
+    costs = {}
+    for config in {c for row in ROWS for c in configurations(row)}:
+        logs = [builds.get(entry(config, seed, lab.device).key) for seed in lab.seeds]
+        cpu = [log.cpu_s / log.builds for log in logs if log is not None and log.builds]
+        if not cpu:
+            raise SystemExit(f"calibrate_heads: no build of a {configuration_name(config)} model is in "
+                             f"{weights.root / 'events.jsonl'}, so its cost is unknown; rerun with an empty --cache-dir")
+        costs[configuration_name(config)] = round(statistics.fmean(cpu), 2)
+    return dict(sorted(costs.items()))
 
 
 def main() -> None:
@@ -63,7 +86,7 @@ def main() -> None:
                      "suite's; regenerate with python calibration/calibrate_heads.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
             "device": cache.describe_device(device), "training_code": cache.code_digest(TRAINING_CODE),
-            "seeds": lab.seeds, "per_seed": values,
+            "seeds": lab.seeds, "per_seed": values, "cpu_s_per_model": cpu_s_per_model(weights, lab),
             "summary": {row: {"mean": statistics.fmean(v), "sd": statistics.stdev(v)} for row, v in values.items()}}
     write_text_atomic(args.out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {args.out}: " + "; ".join(f"{k} {v['mean']:+.3g} (SD {v['sd']:.3g})"

@@ -9,7 +9,8 @@ numbers are GPT-2's, shown for comparison.
 
 
 from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_rank,
-                              direction_cosine, listing, neighbours_record, random_pair_cosines, share_at_least)
+                              direction_cosine, gap_in_chance_sds, listing, neighbours_record,
+                              random_pair_cosines, share_at_least)
 from llm_claims_harness.declare import NO_PREDICTION, Case, Revision, at_least, at_most, claim, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 
@@ -24,6 +25,9 @@ GLOVE_MEASURED = "reports/results.json, committed since 2dc1a47 (2026-11-29)"
 CHANCE = at_most(0.01, f"'aligned, well above an unrelated control' made measurable: under 1 % of "
                        f"{RANDOM_PAIRS:,} random word-pair directions (the run's seed) are as aligned "
                        "with the same reference direction (resolution 1e-4); the control pair should fail it")
+CLEARLY = at_least(3.0, "'뚜렷이' (clearly) as an effect size: a gap of 3 SDs of the cosines aunt − uncle has with "
+                        f"{RANDOM_PAIRS:,} random word-pair differences (unrelated directions, of which the control "
+                        "pair is one), the suite's line between a difference and noise (within 3 SDs is no finding)")
 
 
 def _words(gpt2_words: tuple[str, ...]) -> tuple[str, ...]:
@@ -126,11 +130,15 @@ def test_inputs_not_excluded(verify, glove):
     kind="beyond",
     cases={
         "above_control": Case(
-            statement="cos(aunt − uncle, woman − man) − cos(aunt − uncle, paris − france) > 0.",
-            post_value=round(POST_A_DIRECTIONS["aunt_uncle"][1] - POST_A_DIRECTIONS["control"][1], 3),
-            unit="cosine " + GPT2_UNIT,
-            tolerance=at_least(0.0, "the post's ordering: the gender pair above the control", strict=True),
-            expect_source="post A's ordering on GPT-2 (0.293 against the control's 0.067: '대조군보다 뚜렷이 "
+            statement="cos(aunt − uncle, woman − man) − cos(aunt − uncle, paris − france), in SDs of "
+                      f"cos(E[i] − E[j], aunt − uncle) over {RANDOM_PAIRS:,} random word pairs (i, j), is at least "
+                      "3: the gender pair clearly above the control ('뚜렷이 높아야'), on the spread of the "
+                      "unrelated directions the control stands for; noise: the bootstrap SE of that ratio over "
+                      "the pairs.",
+            post_value="GPT-2: 0.293 against the control's 0.067 (no spread given)",
+            unit="SDs of random-pair cosines " + GPT2_UNIT,
+            tolerance=CLEARLY,
+            expect_source="post A's reading on GPT-2 (0.293 against the control's 0.067: '대조군보다 뚜렷이 "
                           "높아야'), expected of any embedding with a gender direction (Bolukbasi et al. 2016)"),
         **{f"{name}-above_chance": Case(
             statement="fraction of random word pairs (i, j) with cos(E[i] − E[j], {2} − {3}) ≥ "
@@ -146,17 +154,26 @@ def test_inputs_not_excluded(verify, glove):
     },
     deviation=DEVIATION + " The above_chance rows go beyond the post, which compares with one control pair "
                           "only.",
-    version=2,
-    version_note="v1 gave a share its Agresti–Coull SD, centred at (hits + 1.92)/(n + 3.84) rather than at the share "
-                 "printed, and symmetric where a share near 0 cannot be, and decided by ± 3 SD; v2 decides by the "
-                 "share's exact (Clopper–Pearson) 99.73 % interval (issue 18)",
+    version=3,
+    version_note="v3 (issue 30): above_control reads '뚜렷이 높아야' (clearly higher) as an effect size, the gap in "
+                 "SDs of aunt − uncle's cosines with random word-pair differences (at least 3), instead of any gap "
+                 "> 0, which a cosine without its rows' norm also passes. v2: v1 gave a share its Agresti–Coull "
+                 "SD, centred at (hits + 1.92)/(n + 3.84) rather than at the share printed, and symmetric where a "
+                 "share near 0 cannot be, and decided by ± 3 SD; v2 decides by the share's exact (Clopper–Pearson) "
+                 "99.73 % interval (issue 18)",
 )
-def test_gender_direction(verify, glove, case, generator):
+def test_gender_direction(verify, glove, case, generator, seed):
     directions = {name: _words(words) for name, (words, _) in POST_A_DIRECTIONS.items()}
     cosines = {name: direction_cosine(glove.table, glove.vocab, *words) for name, words in directions.items()}
     details = {f"cos {name}": round(c, 4) for name, c in cosines.items()} | {"vectors": glove.source}
     if case == "above_control":
-        verify(cosines["aunt_uncle"] - cosines["control"], details=details)
+        chance = random_pair_cosines(glove.table, glove.vocab, *directions["aunt_uncle"][:2], n=RANDOM_PAIRS,
+                                     generator=generator)  # [N]
+        gap = cosines["aunt_uncle"] - cosines["control"]
+        sds, se = gap_in_chance_sds(gap, chance, seed=seed)
+        verify(sds, noise=se, details=details | {
+            "gap (cosine)": round(gap, 4), "random-pair cosines with aunt − uncle: mean": round(chance.mean().item(), 4),
+            "SD": round(chance.std().item(), 4), "bootstrap SE": round(se, 4)})
         return
     name = case.removesuffix("-above_chance")
     chance = random_pair_cosines(glove.table, glove.vocab, *directions[name][2:], n=RANDOM_PAIRS,

@@ -12,8 +12,8 @@ import torch
 
 from llm_claims_lab.pretrained import embeddings
 from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
-                              direction_cosine, listing, neighbours_record, random_pair_cosines, share_at_least,
-                              token_id)
+                              direction_cosine, gap_in_chance_sds, listing, neighbours_record, random_pair_cosines,
+                              share_at_least, token_id)
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, close, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 
@@ -59,6 +59,9 @@ NEVER_ON_GPT2 = ("a prediction from GloVe 6B-50d, a different model ({}, reports
 CHANCE = at_most(0.01, f"'aligned, well above an unrelated control' made measurable: under 1 % of "
                        f"{RANDOM_PAIRS:,} random token-pair directions (the run's seed) are as aligned "
                        "with the same reference direction (resolution 1e-4); the control pair should fail it")
+CLEARLY = at_least(3.0, "'뚜렷이' (clearly) as an effect size: a gap of 3 SDs of the cosines ' aunt' − ' uncle' has with "
+                        f"{RANDOM_PAIRS:,} random token-pair differences (unrelated directions, of which the control "
+                        "pair is one), the suite's line between a difference and noise (within 3 SDs is no finding)")
 
 
 def _analogy_claim(name: str, statement: str):
@@ -193,10 +196,14 @@ def test_inputs_not_excluded(verify, gpt2_wte):
             expect_source=f"post A, exp. 2 prints {post} for this direction cosine")
            for name, (words, post) in POST_A_DIRECTIONS.items()},
         "above_control": Case(
-            statement="cos(aunt − uncle, woman − man) − cos(aunt − uncle, Paris − France) > 0.",
-            post_value=round(POST_A_DIRECTIONS["aunt_uncle"][1] - POST_A_DIRECTIONS["control"][1], 3),
-            unit="cosine",
-            tolerance=at_least(0.0, "the post's ordering: the gender pair above the control", strict=True),
+            statement="The post's reading of '뚜렷이 높아야' (clearly higher): cos(aunt − uncle, woman − man) − "
+                      "cos(aunt − uncle, Paris − France), in SDs of cos(E[i] − E[j], ' aunt' − ' uncle') over "
+                      f"{RANDOM_PAIRS:,} random token pairs (i, j) of wte, is at least 3: clearly above the control "
+                      "on the spread of the unrelated directions the one control pair stands for (a gap > 0 alone "
+                      "would be any difference); noise: the bootstrap SE of that ratio over the pairs.",
+            post_value="0.293 against the control's 0.067 (no spread given)",
+            unit="SDs of random-pair cosines",
+            tolerance=CLEARLY,
             kind="post",
             quote=Quote("성별이라는 의미 성분이 정말 하나의 방향이라면 두 차이 벡터의 코사인이 대조군(무관한 방향 쌍)보다 "
                         "뚜렷이 높아야 합니다.", "If gender really is one direction, the cosine of the two difference "
@@ -217,12 +224,15 @@ def test_inputs_not_excluded(verify, gpt2_wte):
     deviation="The above_chance rows go beyond the post, which compares with one control pair only; the "
               "control's expectation (not above chance) is GloVe's result, to be confirmed with GPT-2's "
               "weights.",
-    version=2,
-    version_note="v1 gave a share its Agresti–Coull SD, centred at (hits + 1.92)/(n + 3.84) rather than at the share "
-                 "printed, and symmetric where a share near 0 cannot be, and decided by ± 3 SD; v2 decides by the "
-                 "share's exact (Clopper–Pearson) 99.73 % interval (issue 18)",
+    version=3,
+    version_note="v3 (issue 30): above_control reads '뚜렷이 높아야' (clearly higher) as an effect size, the gap in "
+                 "SDs of ' aunt' − ' uncle''s cosines with random token-pair differences (at least 3), instead of any "
+                 "gap > 0, which a cosine without its rows' norm also passes. v2: v1 gave a share its Agresti–Coull "
+                 "SD, centred at (hits + 1.92)/(n + 3.84) rather than at the share printed, and symmetric where a "
+                 "share near 0 cannot be, and decided by ± 3 SD; v2 decides by the share's exact (Clopper–Pearson) "
+                 "99.73 % interval (issue 18)",
 )
-def test_gender_direction(verify, gpt2_wte, case, generator):
+def test_gender_direction(verify, gpt2_wte, case, generator, seed):
     table, vocab = gpt2_wte.table, gpt2_wte.vocab
     cosines = {name: direction_cosine(table, vocab, *words) for name, (words, _) in POST_A_DIRECTIONS.items()}
     details = {f"cos {name}": round(c, 4) for name, c in cosines.items()} | {"weights": gpt2_wte.source}
@@ -230,7 +240,13 @@ def test_gender_direction(verify, gpt2_wte, case, generator):
     if quantity == "vs_post":
         verify(cosines[name], details=details)
     elif case == "above_control":
-        verify(cosines["aunt_uncle"] - cosines["control"], details=details)
+        chance = random_pair_cosines(table, vocab, *POST_A_DIRECTIONS["aunt_uncle"][0][:2], n=RANDOM_PAIRS,
+                                     generator=generator)  # [N]
+        gap = cosines["aunt_uncle"] - cosines["control"]
+        sds, se = gap_in_chance_sds(gap, chance, seed=seed)
+        verify(sds, noise=se, details=details | {
+            "gap (cosine)": round(gap, 4), "random-pair cosines with ' aunt' − ' uncle': mean": round(chance.mean().item(), 4),
+            "SD": round(chance.std().item(), 4), "bootstrap SE": round(se, 4)})
     else:
         words = POST_A_DIRECTIONS[name][0]
         chance = random_pair_cosines(table, vocab, *words[2:], n=RANDOM_PAIRS, generator=generator)  # [N]

@@ -13,27 +13,32 @@ import torch
 import torch.nn.functional as F
 
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
-from llm_claims_lab.word2vec.skipgram import SkipGram, time_step
-from llm_claims_lab.core.stats import bootstrap, mean_over_seeds
+from llm_claims_lab.word2vec.skipgram import SkipGram
+from llm_claims_lab.word2vec.timing import time_steps
+from llm_claims_lab.core.stats import mean_over_seeds
 from word2vec_common import KERNELS_DEVIATION, NS_QUOTE
 
-
-def _median_ratio(full: np.ndarray, sampled: np.ndarray) -> float:
-    return float(np.median(full) / np.median(sampled))
+BLOCKS, PAIRS = 5, 8  # timed steps of each kind: PAIRS per block, each block on a fresh copy of the model
 
 
 @claim(
     id="ns.wallclock_speedup",
     post="A", section="skip-gram",
     source="Post A, '핵심 아이디어 (2) 네거티브 샘플링' ('계산 속도가 수천 배 빨라집니다')",
-    statement="The literal reading, not the post's: '계산 속도' (computation speed) taken as the wall time of a whole "
+    statement="The literal reading, not the post's: '계산 속도' (computation speed) taken as the time of a whole "
               "training step of post A's loop, which then runs 'several thousand times' (≥ 2,000×) faster with "
-              "negative sampling. What is timed: the median wall time of a full-softmax step (V=10,000) over a "
-              "sampled step (1 + 8), same batch of 1,024, each step whole — lookups, scoring, backward and post A's "
-              "dense Adam update of both 10,000 × 100 tables, which sampling does not shrink — same process and "
-              "device, 20 steps each; noise: the bootstrap standard error of that ratio over the step times. The "
-              "sentence speaks of the scoring only (10,000 compared → 9), tested as the post's reading by "
-              "ns.flop_ratio; this row shows what the saving is worth in the post's own loop.",
+              "negative sampling. What is timed: a full-softmax step (V=10,000) and a sampled step (1 + 8), same "
+              "batch of 1,024, each step whole — lookups, scoring, backward and post A's dense Adam update of both "
+              "10,000 × 100 tables, which sampling does not shrink, computed as this run trains (the deviation) — "
+              f"same process and device, interleaved, in {BLOCKS} blocks of {PAIRS} of each, every block on a fresh copy of the model "
+              "and optimizer (where the tables lie in memory moves a step's time by several per cent); on the CPU "
+              "on one thread, each step timed by the thread's CPU time (on CUDA by wall time between "
+              "synchronisations). A block's ratio is its shortest full-softmax step over its shortest sampled step: "
+              "other processes only ever add time to a step (a descheduled thread, evicted caches), so the "
+              "least-disturbed step of each kind measures the algorithm, not the load. Measured: the mean of the "
+              f"blocks' ratios; noise: their SD / √{BLOCKS}. The sentence speaks of the scoring only (10,000 "
+              "compared → 9), tested as the post's reading by ns.flop_ratio; this row shows what the saving is "
+              "worth in the post's own loop.",
     kind="literal",
     quote=NS_QUOTE,
     expect_source="arithmetic: sampling shrinks only the output layer, by V/(1 + K) = 10,000/9 ≈ 1,111× "
@@ -42,25 +47,39 @@ def _median_ratio(full: np.ndarray, sampled: np.ndarray) -> float:
     post_value="수천 배 (several thousand ×)",
     tolerance=at_least(2000, "'수천' means several thousand; we read it as at least 2,000×"),
     expect="refuted",
-    version=2,
-    version_note="v2: re-read under the reading rule (issue 19): '계산 속도' in its paragraph is the scoring of 9 "
-                 "candidates instead of 10,000, while this row times whole steps with dense Adam over both tables, "
-                 "which caps the ratio by design; it becomes kind 'literal' (shown apart, never counted against "
-                 "the post) and its statement says what it times; measure, tolerance and expectation unchanged",
+    deviation=KERNELS_DEVIATION,
+    version=3,
+    version_note="v3 (issue 30): the row measured the machine's load (10.8× committed, 14.1× alone on an idle "
+                 "machine, 1.0× in a fresh clone's pytest -n auto beside other work: torch's thread pool "
+                 "oversubscribed): the steps now run on one thread, interleaved, timed by the thread's CPU time, "
+                 "in blocks on fresh copies of the model, and the ratio is of the shortest step of each kind per "
+                 "block, averaged over the blocks (noise: their spread), not of medians of wall times taken one kind "
+                 f"after the other (noise: a bootstrap over the steps); {BLOCKS * PAIRS} steps of each kind instead "
+                 "of 20, computed with the run's kernels (--claims-w2v-kernels, fast by default) instead of post A's "
+                 "code as written (tests/test_wallclock_under_load.py: the ratio under two busy processes stays within 3 noise "
+                 "SDs of its idle value); tolerance and expectation unchanged. v2: re-read under the reading rule (issue 19): '계산 속도' in its paragraph "
+                 "is the scoring of 9 candidates instead of 10,000, while this row times whole steps with dense "
+                 "Adam over both tables, which caps the ratio by design; it becomes kind 'literal' (shown apart, "
+                 "never counted against the post) and its statement says what it times",
 )
-def test_wallclock_speedup(verify, word2vec, device, seed):
+def test_wallclock_speedup(verify, word2vec, device):
     cfg, data = word2vec.config, word2vec.corpus
     ids = data.ids.to(device)
     torch.manual_seed(cfg.seed)
-    model = SkipGram(len(data.vocab), cfg.dim).to(device)
-    full = np.array(time_step(model, ids, cfg, device, full_softmax=True))
-    sampled = np.array(time_step(model, ids, cfg, device, full_softmax=False))
-    boot = bootstrap((full, sampled), _median_ratio, seed=seed, paired=False, method="percentile")
-    verify(_median_ratio(full, sampled), noise=boot.standard_error,
-           details={"full softmax (ms/step)": round(statistics.median(full) * 1e3, 2),
-                    "negative sampling (ms/step)": round(statistics.median(sampled) * 1e3, 2),
-                    "bootstrap SE": round(boot.standard_error, 3),
-                    "noise covers": "step-to-step variation within this run, not machine load between runs",
+    model = SkipGram(len(data.vocab), cfg.dim, kernels=cfg.kernels).to(device)
+    times = time_steps(model, ids, cfg, device, blocks=BLOCKS, pairs=PAIRS)
+    ratio, se = times.speedup()
+    verify(ratio, noise=se,
+           details={"full softmax (ms/step): shortest, median": [round(times.full.min() * 1e3, 2),
+                                                                  round(float(np.median(times.full)) * 1e3, 2)],
+                    "negative sampling (ms/step): shortest, median": [round(times.sampled.min() * 1e3, 2),
+                                                                       round(float(np.median(times.sampled)) * 1e3, 2)],
+                    "ratio per block": [round(float(r), 2) for r in times.block_speedups()],
+                    "ratio of medians": round(float(np.median(times.full) / np.median(times.sampled)), 2),
+                    "clock": times.clock,
+                    "timing thread's share of the wall time": None if times.share is None else round(times.share, 2),
+                    "noise covers": "the blocks' spread (copies of the model, step to step); the shortest step of "
+                                    "each kind is the one least disturbed by other processes",
                     "device": str(device)})
 
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from llm_claims_lab.core.json_files import InputFileError
 from llm_claims_lab.heads import lab as heads
+from llm_claims_lab.heads.rows import ROWS, HeadsCalibration, configuration_name, configurations
 from llm_claims_lab.core.devices import one_thread
 from fixtures.options import cache_dir
 
@@ -177,3 +179,36 @@ def test_batches_drawn_ahead_train_the_weights_of_per_step_draws() -> None:
             opt.step()
     trained = heads.train(config, 3, torch.device("cpu"))
     assert all(torch.equal(trained[k], v) for k, v in model.state_dict().items())
+
+
+def _calibration(tmp_path: Path, values: list[float], cpu_s: float = 2.0) -> HeadsCalibration:
+    """A heads calibration of ``values`` for every row and ``cpu_s`` per model of every configuration."""
+    names = {configuration_name(c) for row in ROWS for c in configurations(row)}
+    path = tmp_path / "heads.json"
+    path.write_text(json.dumps({"per_seed": {row: values for row in ROWS}, "training_code": "x",
+                                "seeds": list(range(1, len(values) + 1)), "torch": torch.__version__,
+                                "cpu_s_per_model": {name: cpu_s for name in names}}))
+    return HeadsCalibration(path)
+
+
+def test_seeds_to_decide_are_the_fewest_that_reach_the_odds(tmp_path: Path) -> None:
+    """At the calibration's mean 0.55 and SD 0.1013 (40 values), a bound of 0.5 is decided (3 SDs of a mean of n seeds)
+    in 80 % of runs from n = ⌈((3 + z₀.₈) · 0.1013 / 0.05)²⌉ = 61 seeds, not from 60; the cost counts every model the
+    row reads."""
+    row = "heads.add_vs_concat[concat_half]"
+    cal = _calibration(tmp_path, [0.45, 0.65] * 20)
+    n = cal.seeds_to_decide(row, 0.5, 3.0, 0.8)
+    assert n == 61
+    assert cal.decision_odds(row, 0.5, n, 3.0) >= 0.8 > cal.decision_odds(row, 0.5, n - 1, 3.0)
+    assert cal.decision_odds(row, 0.5, 10, 3.0) == pytest.approx(0.0751, abs=1e-3)  # Φ(0.05 / (0.1013 / √10) − 3)
+    assert cal.cpu_s(row, n) == n * 2 * 2.0  # concat_half and the add model it is paired with
+    assert cal.cpu_s("heads.positional_vs_content[positional_head]", 10) == 10 * 2.0
+
+
+def test_a_calibration_without_the_training_cost_names_the_script(tmp_path: Path) -> None:
+    cal = _calibration(tmp_path, [0.1, 0.2])
+    data = json.loads(cal.path.read_text())
+    del data["cpu_s_per_model"]["lookup-learned-concat_full"]
+    cal.path.write_text(json.dumps(data))
+    with pytest.raises(InputFileError, match=r"lookup-learned-concat_full.*calibrate_heads\.py"):
+        HeadsCalibration(cal.path)

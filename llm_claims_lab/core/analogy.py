@@ -234,6 +234,19 @@ def random_pair_cosines(table: torch.Tensor, vocab: Vocabulary, c: str, d: str, 
     return cosine(table[i].double() - table[j].double(), reference)  # [N]
 
 
+def gap_in_chance_sds(gap: float, chance: torch.Tensor, *, seed: int) -> tuple[float, float]:
+    """``(z, se)``: ``gap`` (a difference of two cosines) in standard deviations of ``chance`` ([N] cosines of a
+    direction with random word-pair differences, :func:`random_pair_cosines`), and the bootstrap standard error
+    of that ratio over the N draws (``seed`` seeds the resampling; :func:`~llm_claims_lab.core.stats.bootstrap`).
+    Unit: SDs of the chance cosines. Post A, exp. 2 ('대조군보다 뚜렷이 높아야': clearly above the control).
+    """
+    from llm_claims_lab.core.stats import bootstrap
+
+    values = chance.double().numpy()
+    boot = bootstrap((values,), lambda c: gap / c.std(ddof=1), seed=seed, method="percentile")
+    return gap / float(values.std(ddof=1)), float(boot.standard_error)
+
+
 def share_at_least(chance: torch.Tensor, value: float, *, level: float) -> tuple[float, tuple[float, float]]:
     """``(share, (low, high))``: the share of the ``N`` chance cosines ``chance`` ([N], from
     :func:`random_pair_cosines`) that are ≥ ``value``, and its exact interval at ``level``

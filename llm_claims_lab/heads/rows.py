@@ -8,11 +8,12 @@ not with the spread of the 10 values it judges.
 
 from __future__ import annotations
 
+import math
 import statistics
 from pathlib import Path
 
 from llm_claims_lab.core import cache
-from llm_claims_lab.heads.lab import (ADD, CONCAT, CONTROL, SPECIALISATION, TRAINING_CODE, HeadsLab,
+from llm_claims_lab.heads.lab import (ADD, CONCAT, CONTROL, SPECIALISATION, TRAINING_CODE, HeadsConfig, HeadsLab,
                                       initial_model, specialisation, subspace_angle)
 from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
 from llm_claims_lab.core.stats import standard_error
@@ -29,6 +30,23 @@ ROWS = {
     "heads.subspaces[trained]": (ADD, "angle"),
     "heads.subspaces[pushed_apart]": (ADD, "angle − initial"),
 }
+
+
+def configurations(row: str) -> list[HeadsConfig]:
+    """The configurations whose trained models ``row`` (a key of :data:`ROWS`) reads: its own, and for an
+    accuracy difference the add model it is paired with.
+
+    Raises:
+        KeyError: ``row`` is not a heads row.
+    """
+    config, what = ROWS[row]
+    return [config, ADD] if what == "accuracy − add" else [config]
+
+
+def configuration_name(config: HeadsConfig) -> str:
+    """A configuration as the cache names its models (``lookup-learned-concat_full``) and the calibration its
+    training cost."""
+    return f"{config.task}-{config.pe}-{config.combine}"
 
 
 def per_seed(lab: HeadsLab, row: str) -> list[float]:
@@ -62,11 +80,14 @@ class HeadsCalibration:
                 ``python calibration/calibrate_heads.py``."""
         self.path = Path(path)
         fix = rewrite_hint("calibrate_heads.py", path)
-        self.data = read_json(path, required={"per_seed": dict, "training_code": str, "seeds": list, "torch": str},
-                              fix=fix)
+        self.data = read_json(path, required={"per_seed": dict, "training_code": str, "seeds": list, "torch": str,
+                                              "cpu_s_per_model": dict}, fix=fix)
         missing = sorted(set(ROWS) - set(self.data["per_seed"]))
+        missing += sorted({configuration_name(c) for row in ROWS for c in configurations(row)}
+                          - set(self.data["cpu_s_per_model"]))
         if missing:
-            raise InputFileError(f"{path} has no calibration of {', '.join(missing)}; {fix}")
+            raise InputFileError(f"{path} has no calibration (per-seed values, or CPU-s per model) of "
+                                 f"{', '.join(missing)}; {fix}")
         code = cache.code_digest(TRAINING_CODE)
         self.note = "" if code == self.data["training_code"] else (
             f"; calibrated under training code {self.data['training_code'][:12]}, today's is {code[:12]} (rerun "
@@ -85,6 +106,37 @@ class HeadsCalibration:
         firmly the calibration alone decides the row, the test a finding must pass."""
         values = self.values(row)
         return (statistics.fmean(values) - bound) / self.sd(row, len(values))
+
+    def decision_odds(self, row: str, bound: float, seeds: int, sigmas: float) -> float:
+        """The probability that a run of ``seeds`` seeds decides ``row`` against ``bound`` (its mean more than
+        ``sigmas`` noise SDs from it, on either side), were the run's mean normal about the calibration seeds'
+        mean with the noise :meth:`sd` gives it."""
+        from scipy.stats import norm  # imported on use, as llm_claims_lab.core.stats imports scipy
+
+        centre, noise = statistics.fmean(self.values(row)), self.sd(row, seeds)
+        return float(norm.sf((bound + sigmas * noise - centre) / noise)
+                     + norm.cdf((bound - sigmas * noise - centre) / noise))
+
+    def seeds_to_decide(self, row: str, bound: float, sigmas: float, odds: float) -> int:
+        """The fewest seeds from which :meth:`decision_odds` reaches ``odds`` (e.g. 0.8): ⌈((sigmas + z_odds) ·
+        SD / |mean − bound|)²⌉ with the calibration seeds' mean and SD, the far side's chance left out (it only
+        adds).
+
+        Raises:
+            ValueError: the calibration's mean is the bound itself (no number of seeds decides it).
+        """
+        from scipy.stats import norm
+
+        values = self.values(row)
+        gap = abs(statistics.fmean(values) - bound)
+        if gap == 0:
+            raise ValueError(f"{row}: the calibration's mean is the bound {bound}; no number of seeds decides it")
+        return max(2, math.ceil(((sigmas + norm.ppf(odds)) * statistics.stdev(values) / gap) ** 2))
+
+    def cpu_s(self, row: str, seeds: int) -> float:
+        """CPU-seconds to train the models ``row`` reads for ``seeds`` seeds (the calibration's cost per model of
+        each configuration, as its cache's build log recorded it on the machine that ran it)."""
+        return seeds * sum(self.data["cpu_s_per_model"][configuration_name(c)] for c in configurations(row))
 
     def describe(self, row: str) -> str:
         """Where a row's noise comes from, for its details."""
