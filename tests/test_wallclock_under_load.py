@@ -43,7 +43,11 @@ def _steps(seed: int) -> StepTimes:
 @pytest.mark.slow
 def test_speedup_under_two_busy_processes_stays_within_its_noise() -> None:
     """The row's measurement (5 blocks of 8 pairs) alone, then beside two busy processes; their difference within
-    3 SDs of the difference (each measurement's noise as the row reports it)."""
+    3 SDs of the difference (each measurement's noise as the row reports it). Run serially
+    (``pytest tests/test_wallclock_under_load.py``): under xdist the other workers are load this test does not
+    control, so its 'alone' is not alone."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.skip("run serially: under xdist the other workers' load is not the two controlled busy processes")
     alone, alone_se = _steps(42).speedup()
     busy = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(2)]
     try:
