@@ -61,9 +61,10 @@ def extrapolation_lab(weight_cache, device):
     from llm_claims_lab.extrapolation import SWEPT_SCHEMES, ExtrapolationLab
     return ExtrapolationLab(weight_cache, device, sweep=SWEPT_SCHEMES)
 """
-FILES = ["test_extrapolation.py", "test_extrapolation_mechanisms.py", "test_extrapolation_beyond.py",
-         "test_extrapolation_footing.py", "extrapolation_common.py"]
-MAIN, MECHANISMS, BEYOND, FOOTING = (f"{name}::" for name in FILES[:4])
+# every extrapolation claims module, so a row moved to a new module is still copied
+FILES = sorted(p.name for p in (ROOT / "claims").glob("test_extrapolation*.py")) + ["extrapolation_common.py"]
+MAIN, MECHANISMS, BEYOND, FOOTING, POST_B = (f"test_extrapolation{part}.py::"
+                                             for part in ("", "_mechanisms", "_beyond", "_footing", "_post_b"))
 
 MUTATIONS = {
     # the relative bias indexed by the key's absolute position j instead of the offset j − i
@@ -103,7 +104,7 @@ MUTATIONS = {
         from llm_claims_lab.extrapolation import Run
         positions = Run._positions
         Run._positions = lambda self, part, L: positions(self, "seen" if part == "acc" else part, L)
-        """) + WITH_SWEEP, (), [MAIN + "test_sin_long_context_not_automatic", MAIN + "test_sinusoidal[len40]"],
+        """) + WITH_SWEEP, (), [POST_B + "test_sin_long_context_not_automatic", MAIN + "test_sinusoidal[len40]"],
         {"extrap.sin_long_context_not_automatic", "extrap.sinusoidal[len40]"}),
     # ALiBi built without the mirrored mask that gives it its direction: the lab builds the symmetric control's
     # model (same heads and slopes, no mask) where ALiBi is asked for. No code is edited, so the weights are the
@@ -144,3 +145,13 @@ def test_trained_claims_fail_on_broken_implementation(pytester: pytest.Pytester,
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows
+
+
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
+def test_mutation_names_existing_rows(mutation: str) -> None:
+    """Each test a mutation runs is defined in a copied module (fast: a moved row fails here, not after training)."""
+    for node in MUTATIONS[mutation][2]:
+        module, function = node.split("::")
+        assert module in FILES, f"{node}: {module} is not among the copied modules {FILES}"
+        source = (ROOT / "claims" / module).read_text(encoding="utf-8")
+        assert f"def {function.split('[')[0]}(" in source, f"{node}: no such test in claims/{module}"
