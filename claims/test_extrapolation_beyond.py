@@ -20,8 +20,8 @@ from llm_claims_harness.declare import Case, Revision, at_most, claim
 from llm_claims_harness.measure import DECISION_LEVEL
 from fixtures import CALIBRATION_DIR
 from llm_claims_lab.extrapolation import (CALIBRATION, CLIP_DISTANCE, CURVE_STEPS, SWEPT_SCHEMES,
-                                          failure_rate_power, load_calibration, measure, seeds_to_decide)
-from llm_claims_lab.core.stats import proportion_interval
+                                          load_calibration, measure)
+from llm_claims_lab.core.stats import failure_rate_power, proportion_interval, seeds_to_decide
 
 # Requested through `request` by the shared checks; named here so session setup sees every user of the lab
 # (fixtures/trained.py splits the builds between xdist workers).

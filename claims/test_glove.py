@@ -167,13 +167,10 @@ def test_gender_direction(verify, glove, case, generator, seed):
     cosines = {name: direction_cosine(glove.table, glove.vocab, *words) for name, words in directions.items()}
     details = {f"cos {name}": round(c, 4) for name, c in cosines.items()} | {"vectors": glove.source}
     if case == "above_control":
-        chance = random_pair_cosines(glove.table, glove.vocab, *directions["aunt_uncle"][:2], n=RANDOM_PAIRS,
-                                     generator=generator)  # [N]
-        gap = cosines["aunt_uncle"] - cosines["control"]
-        sds, se = gap_in_chance_sds(gap, chance, seed=seed)
-        verify(sds, noise=se, details=details | {
-            "gap (cosine)": round(gap, 4), "random-pair cosines with aunt − uncle: mean": round(chance.mean().item(), 4),
-            "SD": round(chance.std().item(), 4), "bootstrap SE": round(se, 4)})
+        sds, se, figures = gap_in_chance_sds(cosines["aunt_uncle"] - cosines["control"], glove.table, glove.vocab,
+                                             *directions["aunt_uncle"][:2], n=RANDOM_PAIRS, generator=generator,
+                                             seed=seed)
+        verify(sds, noise=se, details=details | figures)
         return
     name = case.removesuffix("-above_chance")
     chance = random_pair_cosines(glove.table, glove.vocab, *directions[name][2:], n=RANDOM_PAIRS,

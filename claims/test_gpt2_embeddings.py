@@ -240,13 +240,10 @@ def test_gender_direction(verify, gpt2_wte, case, generator, seed):
     if quantity == "vs_post":
         verify(cosines[name], details=details)
     elif case == "above_control":
-        chance = random_pair_cosines(table, vocab, *POST_A_DIRECTIONS["aunt_uncle"][0][:2], n=RANDOM_PAIRS,
-                                     generator=generator)  # [N]
-        gap = cosines["aunt_uncle"] - cosines["control"]
-        sds, se = gap_in_chance_sds(gap, chance, seed=seed)
-        verify(sds, noise=se, details=details | {
-            "gap (cosine)": round(gap, 4), "random-pair cosines with ' aunt' − ' uncle': mean": round(chance.mean().item(), 4),
-            "SD": round(chance.std().item(), 4), "bootstrap SE": round(se, 4)})
+        sds, se, figures = gap_in_chance_sds(cosines["aunt_uncle"] - cosines["control"], table, vocab,
+                                             *POST_A_DIRECTIONS["aunt_uncle"][0][:2], n=RANDOM_PAIRS,
+                                             generator=generator, seed=seed)
+        verify(sds, noise=se, details=details | figures)
     else:
         words = POST_A_DIRECTIONS[name][0]
         chance = random_pair_cosines(table, vocab, *words[2:], n=RANDOM_PAIRS, generator=generator)  # [N]

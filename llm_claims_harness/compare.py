@@ -4,7 +4,9 @@
     python -m llm_claims_harness.compare --summary RESULTS.json [--output FILE]
 
 The comparison lists, by id: verdict flips (old → new verdict, old → new value), rows added, rows gone,
-and values that moved beyond their scale; every other row is only counted. ``--summary`` prints one
+values that moved beyond their scale, and rows that moved to another post or kind (a row that turns from the
+post's claim into a literal reading or a control changes what is counted against the post, whatever its
+verdict); every other row is only counted. ``--summary`` prints one
 report's counts per kind of claim and verdict (the report's own :func:`llm_claims_harness.report.summary_lines`).
 
 When a value has moved beyond its scale (the rule is also printed under every comparison):
@@ -57,8 +59,9 @@ class Move:
 @dataclasses.dataclass(frozen=True)
 class Diff:
     """The comparison of two reports: ``flips`` and ``moved`` pair a base row with its new row
-    (``moved`` with its :class:`Move`), ``added``/``gone`` are rows of one side only, ``unchanged``
-    counts the rest and ``within`` those of them whose value changed within its scale."""
+    (``moved`` with its :class:`Move`), ``added``/``gone`` are rows of one side only, ``regrouped`` pairs the rows
+    of both whose post or kind changed (flipped or not), ``unchanged`` counts the rows neither flipped nor moved and
+    ``within`` those of them whose value changed within its scale."""
 
     flips: list[tuple[Row, Row]]
     moved: list[tuple[Row, Row, Move]]
@@ -66,6 +69,7 @@ class Diff:
     gone: list[Row]
     unchanged: int
     within: int
+    regrouped: list[tuple[Row, Row]] = dataclasses.field(default_factory=list)
 
     @property
     def breaks(self) -> bool:
@@ -123,7 +127,14 @@ def compare(base: Document, new: Document) -> Diff:
                 unchanged += 1
                 within += o.measured != r.measured
     gone = [o for rid, o in old_rows.items() if rid not in new_ids]
-    return Diff(flips, shifted, added, gone, unchanged, within)
+    regrouped = [(old_rows[r.id], r) for r in new.rows
+                 if r.id in old_rows and _group(old_rows[r.id]) != _group(r)]
+    return Diff(flips, shifted, added, gone, unchanged, within, regrouped)
+
+
+def _group(row: Row) -> str:
+    """Where a row counts: its post (or none) and kind, e.g. ``post A, kind post``."""
+    return f"post {row.post or '—'}, kind {row.kind}"
 
 
 def _cell(text: Any) -> str:
@@ -155,12 +166,13 @@ def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Doc
     """The comparison as Markdown: a heading, the counts, one section per kind of change, the rule."""
     lines = ["## Claims: what changed", "", f"{_origin(base_name, base)} → {_origin(new_name, new)}", ""]
     within = f" ({diff.within} of them moved within their scale)" if diff.within else ""
-    if not (diff.flips or diff.moved or diff.added or diff.gone):
+    if not (diff.flips or diff.moved or diff.added or diff.gone or diff.regrouped):
         lines.append(f"**No change**: all {diff.unchanged} rows keep their verdicts and their values stay within "
                      f"their scale{within}.")
     else:
         lines.append(f"**{len(diff.flips)} verdict flips · {len(diff.moved)} moved beyond their scale · "
-                     f"{len(diff.added)} added · {len(diff.gone)} gone** · {diff.unchanged} unchanged{within}")
+                     f"{len(diff.added)} added · {len(diff.gone)} gone · {len(diff.regrouped)} moved post or kind** · "
+                     f"{diff.unchanged} unchanged{within}")
     if diff.flips:
         lines += ["", "### Verdict flips", "", "| id | verdict | value | declaration |", "|---|---|---|---|"]
         lines += [f"| `{n.id}` | {o.verdict} → **{n.verdict}** | {_cell(_value(o))} → {_cell(_value(n))} "
@@ -176,6 +188,9 @@ def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Doc
     if diff.gone:
         lines += ["", "### Rows gone", ""]
         lines += [f"- `{r.id}` (was {r.verdict}, {_cell(_value(r))})" for r in diff.gone]
+    if diff.regrouped:
+        lines += ["", "### Rows that moved post or kind", "", "| id | was | now | verdict |", "|---|---|---|---|"]
+        lines += [f"| `{n.id}` | {_group(o)} | **{_group(n)}** | {o.verdict} → {n.verdict} |" for o, n in diff.regrouped]
     lines += ["", f"<sub>{RULE}</sub>", ""]
     return "\n".join(lines)
 

@@ -7,7 +7,7 @@ each claim's statement, tolerance and reason, expectation source, version note, 
 once each (rows cite them as ``D1``, ``S1``). A control whose decided verdict is the one designed shows
 :data:`~llm_claims_harness.report.AS_DESIGNED`, never a bare ✅ or ❌. Long values and prose are cut with an
 ellipsis (every value in full: ``results.json``; every declaration in full: ``CATALOGUE.md``); a sentence and its
-gloss are never cut below the table; no line is longer than :data:`MAX_LINE` characters, and :func:`page` takes the
+gloss are never cut below the table; no line is longer than :data:`MAX_LINE` bytes, and :func:`page` takes the
 fullest prose level that fits the page's byte budget. Which rows go on which page, and the index:
 :mod:`llm_claims_harness.pages`.
 """
@@ -23,9 +23,9 @@ from llm_claims_harness.legend import Legend, skip_legend
 from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REVISED, SENTENCE_RULE, kind_counts, sentence_verdict,
                                        show, words)
 from llm_claims_harness.row import Row
-from llm_claims_harness.text import cell, cut, inline, plural, shorten, slug, wrap
+from llm_claims_harness.text import LINE_BYTES, cell, cut, fit, inline, plural, shorten, slug, wrap
 
-MAX_LINE = 400  # no line of CLAIMS.md is longer
+MAX_LINE = LINE_BYTES  # bytes in UTF-8: no line of a page is longer
 BUDGET = 39_900  # bytes: every page of the report stays under 40 KB
 CELL = 20  # table cells (the post's value, the measured value) are cut to this many characters
 QUOTE = 26  # the table's sentence cell: the quote shortened to this many characters (in full below the table)
@@ -263,4 +263,4 @@ def _render(head: list[str], rows: list[Row], cap: dict[str, int], where: Where)
         by_topic.setdefault(r.topic, []).append(r)
     for title, rs in by_topic.items():
         lines += _topic(title, rs, anchors[title], cap)
-    return "\n".join(line if len(line) <= MAX_LINE else cut(line, MAX_LINE) for line in lines).rstrip("\n") + "\n"
+    return "\n".join(map(fit, lines)).rstrip("\n") + "\n"

@@ -24,7 +24,7 @@ from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import (REVISED, inconclusive, kind_lines, revised, sentence_lines, sentences,
                                        summary_lines)
 from llm_claims_harness.row import Row
-from llm_claims_harness.text import cell, cut, plural, wrap
+from llm_claims_harness.text import cell, cut, fit, plural, wrap
 
 if TYPE_CHECKING:
     from llm_claims_harness.results import Document
@@ -197,8 +197,7 @@ def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue:
         lines += wrap(f"> Not carried, measured under another claim version: {gone}") + [""]
     if doc.warning:
         lines += wrap(f"> Warning: {doc.warning}") + [""]
-    return "\n".join(line if len(line) <= markdown.MAX_LINE else cut(line, markdown.MAX_LINE)
-                     for line in lines).rstrip("\n") + "\n"
+    return "\n".join(map(fit, lines)).rstrip("\n") + "\n"
 
 
 def run_lines(run: str, env: dict, rows: list[Row]) -> list[str]:

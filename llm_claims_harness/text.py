@@ -6,7 +6,8 @@ import re
 import textwrap
 from typing import Any
 
-WRAP = 300  # prose is wrapped at this width
+WRAP = 300  # prose is wrapped at this width (characters)
+LINE_BYTES = 400  # and no wrapped or cut line is longer than this in UTF-8 (a Hangul syllable is 3 bytes)
 
 
 def cut(text: Any, limit: int) -> str:
@@ -47,9 +48,24 @@ def plural(n: int, noun: str) -> str:
 
 
 def wrap(text: str, indent: str = "") -> list[str]:
-    """``text`` as lines of at most :data:`WRAP` characters, continuation lines indented under ``indent``."""
-    return textwrap.wrap(text, WRAP, initial_indent=indent, subsequent_indent=" " * (len(indent) + 2),
-                         break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
+    """``text`` as lines of at most :data:`WRAP` characters and :data:`LINE_BYTES` bytes, continuation lines
+    indented under ``indent`` (Korean prose wraps at fewer characters than English)."""
+    width = WRAP
+    while True:
+        lines = textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=" " * (len(indent) + 2),
+                              break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
+        longest = max(len(line.encode("utf-8")) for line in lines)
+        if longest <= LINE_BYTES:
+            return lines
+        width = max(len(indent) + 8, width * LINE_BYTES // longest)
+
+
+def fit(line: str) -> str:
+    """``line`` unchanged when within :data:`LINE_BYTES` bytes, else cut (an ellipsis marks the cut) to fit them."""
+    if len(line.encode("utf-8")) <= LINE_BYTES:
+        return line
+    head = line.encode("utf-8")[: LINE_BYTES - len("…".encode("utf-8"))].decode("utf-8", errors="ignore")
+    return head.rstrip() + "…"
 
 
 def slug(title: str, taken: set[str]) -> str:

@@ -68,7 +68,7 @@ def test_flip_and_move_are_named(tmp_path, committed, capsys):
     moves = out.split("### Values moved beyond their scale")[1]
     assert f"`{flip['id']}` | holds → **refuted**" in flips and move["id"] not in flips
     assert f"`{move['id']}` | holds |" in moves and "3 SD(Δ) = " in moves
-    assert "**1 verdict flips · 1 moved beyond their scale · 0 added · 0 gone**" in out
+    assert "**1 verdict flips · 1 moved beyond their scale · 0 added · 0 gone · 0 moved post or kind**" in out
     assert "Moved beyond its scale: with noise" in out  # the rule, under the report
 
 
@@ -97,6 +97,19 @@ def test_added_and_gone_rows(tmp_path, committed, capsys):
     assert code == 0
     assert "### Rows added\n\n- `pe.sin.brand_new`: holds, 1.5" in out
     assert f"### Rows gone\n\n- `{gone['id']}` (was {gone['verdict']}" in out
+
+
+def test_a_row_that_moves_post_or_kind_is_named_whatever_its_verdict(tmp_path, committed, capsys):
+    """A post's row that becomes a literal reading keeps its verdict yet stops counting against the post: named."""
+    new = copy.deepcopy(committed)
+    row = first(new, lambda r: r["kind"] == "post" and r["post"] == "A")
+    row["kind"], other = "literal", first(new, lambda r: r["post"] == "A" and r["id"] != row["id"])
+    other["post"] = "B"
+    code, out, _ = run(capsys, str(COMMITTED), str(write(tmp_path / "new.json", new)))
+    section = out.split("### Rows that moved post or kind")[1]
+    assert code == 0 and "· 2 moved post or kind**" in out
+    assert f"| `{row['id']}` | post A, kind post | **post A, kind literal** | {row['verdict']} → {row['verdict']} |" in section
+    assert f"| `{other['id']}` | post A, kind {other['kind']} | **post B, kind {other['kind']}** |" in section
 
 
 def test_fail_on_flip_exit_codes(tmp_path, committed, capsys):

@@ -16,16 +16,13 @@ the gap falls from 4.1 SDs to 2.2, under the bar of 3.
 
 from __future__ import annotations
 
-import json
-import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
+from planted import run_with_bug
 
 from llm_claims_lab.pretrained import embeddings
 
-ROOT = Path(__file__).resolve().parents[1]
 ROW_NORM_MISSING = """
     import torch, llm_claims_lab.core.analogy as A
     def _cosine(x, y, dim=-1):
@@ -38,14 +35,8 @@ ROW_NORM_MISSING = """
 def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, module: str, patch: str,
          *args: str) -> dict[str, dict]:
     """Run the claim module ``module`` in a subprocess with ``patch`` planted in its conftest; its rows by id."""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv(embeddings.GPT2_DIR_ENV, raising=False)
-    shutil.copy(ROOT / "claims" / module, pytester.path / module)
-    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
-    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
-    return {r["id"]: r for r in rows}
+    return run_with_bug(pytester, monkeypatch, [module], patch, *args)[1]
 
 
 def test_glove_claims_fail_on_a_cosine_without_its_rows_norm(pytester: pytest.Pytester,

@@ -16,7 +16,7 @@ from scipy import stats
 
 from llm_claims_harness.declare import at_most
 from llm_claims_harness.measure import DECISION_LEVEL, decides
-from llm_claims_lab.extrapolation import failure_rate_power, seeds_to_decide
+from llm_claims_lab.core.stats import failure_rate_power, seeds_to_decide
 
 RATE_BOUND = at_most(0.5, "the failure-rate rows' bound: fewer than half of the runs collapse")
 DECIDES = functools.partial(decides, RATE_BOUND)

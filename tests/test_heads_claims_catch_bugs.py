@@ -11,14 +11,10 @@ a mean over 10 seeds is inconclusive near the 2 pp bound either way.
 
 from __future__ import annotations
 
-import json
-import shutil
-import textwrap
-from pathlib import Path
 
 import pytest
+from planted import assert_breaks, run_with_bug
 
-ROOT = Path(__file__).resolve().parents[1]
 UNTRAINED = """
     from llm_claims_lab.heads.lab import HeadsLab, initial_model
     HeadsLab.models = lambda self, config: [initial_model(config, s).to(self.device).eval() for s in self.seeds]
@@ -26,16 +22,9 @@ UNTRAINED = """
 
 
 def test_heads_claims_fail_on_untrained_models(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    shutil.copy(ROOT / "claims" / "test_heads.py", pytester.path / "test_heads.py")
-    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
-    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(UNTRAINED))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text("utf-8"))["claims"]}
-    broken = {rid for rid, r in rows.items() if r["as_expected"] is False}
+    result, rows = run_with_bug(pytester, monkeypatch, ["test_heads.py"], UNTRAINED)
     expected = {"heads.positional_vs_content[positional_head]", "heads.positional_vs_content[content_head]",
                 "heads.positional_vs_content[control_both_positional]", "heads.subspaces[trained]",
                 "heads.subspaces[pushed_apart]"}
-    assert broken == expected
+    assert_breaks(result, rows, expected)
     assert {rows[f"heads.add_vs_concat[{c}]"]["verdict"] for c in ("concat_half", "concat_full")} == {"inconclusive"}

@@ -10,14 +10,10 @@ in a ``pytester`` subprocess, and exactly the rows that state the broken propert
 
 from __future__ import annotations
 
-import json
-import shutil
-import textwrap
-from pathlib import Path
 
 import pytest
+from planted import assert_breaks, run_with_bug
 
-ROOT = Path(__file__).resolve().parents[1]
 INSERTION = "pos.relative_survives_insertion"
 
 MUTATIONS = {
@@ -160,13 +156,4 @@ MUTATIONS = {
 def test_positional_claims_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                          mutation: str) -> None:
     files, patch, broken_rows = MUTATIONS[mutation]
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    for path in [ROOT / "claims" / name for name in files] + sorted((ROOT / "claims").glob("*_common.py")):
-        shutil.copy(path, pytester.path / path.name)  # the claims' shared helpers too
-    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
-    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
-    assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows
-    assert not [r["id"] for r in rows if r["verdict"] == "error"], "a planted bug must be judged, not crash a row"
+    assert_breaks(*run_with_bug(pytester, monkeypatch, files, patch), broken_rows)

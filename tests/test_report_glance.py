@@ -13,7 +13,7 @@ from report_rows import QUOTE, REGISTRY, ROOT, cells, document, doubled, make, s
 
 from llm_claims_harness import markdown, order, pages, report, results
 from llm_claims_harness.row import Quote, Row
-from llm_claims_harness.text import inline, shorten
+from llm_claims_harness.text import LINE_BYTES, fit, inline, shorten, wrap
 
 
 @pytest.fixture
@@ -226,3 +226,13 @@ def test_a_part_opens_with_the_whole_pages_counts() -> None:
         assert heads[0].lstrip().startswith(f"**{n} rows**"), key
 
 
+
+
+def test_korean_prose_wraps_within_the_line_budget_in_bytes_and_keeps_every_word() -> None:
+    """A Hangul syllable is 3 bytes in UTF-8: a sentence wrapped at 300 characters would be a 900-byte line. Wrapped
+    lines keep every word (nothing cut) and none is over ``LINE_BYTES`` bytes; a line cut as a last resort, too."""
+    sentence = "더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 " * 12
+    lines = wrap(sentence, "- ")
+    assert max(len(line.encode("utf-8")) for line in lines) <= LINE_BYTES
+    assert " ".join(" ".join(lines).split()) == "- " + " ".join(sentence.split())
+    assert len(fit("가" * 500).encode("utf-8")) <= LINE_BYTES and fit("short") == "short"

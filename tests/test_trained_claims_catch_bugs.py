@@ -16,14 +16,11 @@ carry the ``slow`` marker: ``pytest -m "not slow"`` leaves them out.
 
 from __future__ import annotations
 
-import json
-import shutil
 import textwrap
-from pathlib import Path
 
 import pytest
+from planted import ROOT, broken, run_with_bug
 
-ROOT = Path(__file__).resolve().parents[1]
 NO_SWEEP = """
 import dataclasses
 
@@ -135,16 +132,11 @@ def test_trained_claims_fail_on_broken_implementation(pytester: pytest.Pytester,
                                                       weight_cache, mutation: str) -> None:
     patch, schemes, tests, broken_rows = MUTATIONS[mutation]
     patch = textwrap.dedent(patch)
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    for name in FILES:
-        shutil.copy(ROOT / "claims" / name, pytester.path / name)
-    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
-    pytester.makeconftest(conftest + NO_SWEEP + "\n# --- planted bug ---\n" + patch
-                          + (f"\nplant({patch!r}, {schemes!r})\n" if schemes else ""))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-cache-dir={weight_cache.root}", *tests)
+    result, rows = run_with_bug(pytester, monkeypatch, FILES, NO_SWEEP + patch
+                                + (f"\nplant({patch!r}, {schemes!r})\n" if schemes else ""),
+                                f"--claims-cache-dir={weight_cache.root}", *tests)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
-    assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows
+    assert broken(rows) == broken_rows
 
 
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))

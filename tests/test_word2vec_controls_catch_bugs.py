@@ -14,14 +14,10 @@ less that table's (it holds); untrained_null is what guards the null distributio
 
 from __future__ import annotations
 
-import json
-import shutil
-import textwrap
-from pathlib import Path
 
 import pytest
+from planted import broken, run_with_bug
 
-ROOT = Path(__file__).resolve().parents[1]
 
 MUTATIONS = {
     "untrained_is_trained": ("""
@@ -54,13 +50,8 @@ def test_word2vec_controls_fail_on_broken_implementation(pytester: pytest.Pytest
                                                          weight_cache, word2vec, mutation: str) -> None:
     word2vec.model("trained"), word2vec.model("shuffled")  # in the cache before the subprocess reads it
     patch, broken_rows, undecided_rows = MUTATIONS[mutation]
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    for name in ("test_word2vec_controls.py", "word2vec_common.py"):
-        shutil.copy(ROOT / "claims" / name, pytester.path / name)
-    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
-    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-cache-dir={weight_cache.root}")
+    result, rows = run_with_bug(pytester, monkeypatch, ["test_word2vec_controls.py"], patch,
+                                f"--claims-cache-dir={weight_cache.root}")
     assert result.ret == (pytest.ExitCode.TESTS_FAILED if broken_rows else pytest.ExitCode.OK), result.stdout.str()[-3000:]
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text("utf-8"))["claims"]}
-    assert {rid for rid, r in rows.items() if r["as_expected"] is False} == broken_rows
+    assert broken(rows) == broken_rows
     assert all(rows[rid]["verdict"] == "inconclusive" for rid in undecided_rows)

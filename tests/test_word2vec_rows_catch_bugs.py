@@ -19,14 +19,10 @@ produces elsewhere. Nothing is trained that the run does not train (the rows rea
 
 from __future__ import annotations
 
-import json
-import shutil
-import textwrap
-from pathlib import Path
 
 import pytest
+from planted import broken, run_with_bug
 
-ROOT = Path(__file__).resolve().parents[1]
 WS353 = ["test_word2vec.py", "test_word2vec_controls.py"]
 TOO_FEW = ("syn2_tense", "syn3_voice", "syn4_form")  # sections of fewer covered items than a decision needs
 
@@ -69,14 +65,8 @@ def test_word2vec_rows_fail_on_broken_implementation(pytester: pytest.Pytester, 
                                                      weight_cache, word2vec, mutation: str) -> None:
     word2vec.model("trained"), word2vec.model("shuffled")  # in the cache before the subprocess reads it
     files, selection, patch, broken_rows, verdicts = MUTATIONS[mutation]
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    for name in [*files, "word2vec_common.py"]:
-        shutil.copy(ROOT / "claims" / name, pytester.path / name)
-    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
-    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-cache-dir={weight_cache.root}",
-                                           "-k", selection)
+    result, rows = run_with_bug(pytester, monkeypatch, files, patch, f"--claims-cache-dir={weight_cache.root}",
+                                "-k", selection)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text("utf-8"))["claims"]}
-    assert {rid for rid, r in rows.items() if r["as_expected"] is False} == broken_rows
+    assert broken(rows) == broken_rows
     assert {rid: rows[rid]["verdict"] for rid in verdicts} == verdicts

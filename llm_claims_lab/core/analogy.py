@@ -234,17 +234,26 @@ def random_pair_cosines(table: torch.Tensor, vocab: Vocabulary, c: str, d: str, 
     return cosine(table[i].double() - table[j].double(), reference)  # [N]
 
 
-def gap_in_chance_sds(gap: float, chance: torch.Tensor, *, seed: int) -> tuple[float, float]:
-    """``(z, se)``: ``gap`` (a difference of two cosines) in standard deviations of ``chance`` ([N] cosines of a
-    direction with random word-pair differences, :func:`random_pair_cosines`), and the bootstrap standard error
-    of that ratio over the N draws (``seed`` seeds the resampling; :func:`~llm_claims_lab.core.stats.bootstrap`).
-    Unit: SDs of the chance cosines. Post A, exp. 2 ('대조군보다 뚜렷이 높아야': clearly above the control).
+def gap_in_chance_sds(gap: float, table: torch.Tensor, vocab: Vocabulary, c: str, d: str, *, n: int,
+                      generator: torch.Generator, seed: int) -> tuple[float, float, dict]:
+    """``(z, se, details)``: ``gap`` (a difference of two cosines) in standard deviations of the cosines of ``c − d``
+    with ``n`` random word-pair differences of ``table`` [V, D] (:func:`random_pair_cosines`), the bootstrap standard
+    error of that ratio over the N draws (``seed`` seeds the resampling; :func:`~llm_claims_lab.core.stats.bootstrap`),
+    and the figures a report shows (gap, the chance cosines' mean and SD, the SE). Unit: SDs of the chance cosines.
+    Post A, exp. 2 ('대조군보다 뚜렷이 높아야': clearly above the control).
+
+    Raises:
+        NotOneToken: ``c`` or ``d`` is not exactly one token.
     """
     from llm_claims_lab.core.stats import bootstrap
 
-    values = chance.double().numpy()
-    boot = bootstrap((values,), lambda c: gap / c.std(ddof=1), seed=seed, method="percentile")
-    return gap / float(values.std(ddof=1)), float(boot.standard_error)
+    chance = random_pair_cosines(table, vocab, c, d, n=n, generator=generator)  # [N]
+    values = chance.numpy()
+    boot = bootstrap((values,), lambda x: gap / x.std(ddof=1), seed=seed, method="percentile")
+    se = float(boot.standard_error)
+    return gap / float(values.std(ddof=1)), se, {
+        "gap (cosine)": round(gap, 4), f"random-pair cosines with {c!r} − {d!r}: mean": round(float(values.mean()), 4),
+        "SD": round(float(values.std(ddof=1)), 4), "bootstrap SE": round(se, 4)}
 
 
 def share_at_least(chance: torch.Tensor, value: float, *, level: float) -> tuple[float, tuple[float, float]]:

@@ -1,5 +1,5 @@
-"""The noise of measured values: standard errors, t-intervals, noise components over seeds, the exact interval of a share,
-and the bootstrap. One place for each formula, so that every claim and calibration script computes it alike.
+"""The noise of measured values: standard errors, t-intervals, noise components over seeds, the exact interval of a share
+and the draws that decide one (items for a share, seeds for a failure rate), permutation tests and the bootstrap. One place for each formula, so that every claim and calibration script computes it alike.
 
 The order of the arithmetic in each function is part of its contract: results committed in ``reports/`` and
 ``calibration/`` were computed in this order, and a reordering could move their last bit.
@@ -101,6 +101,40 @@ def items_to_exclude(share: float, bound: float, *, level: float, start: int = 1
         mid = (low + high) // 2
         low, high = (low, mid) if excludes(mid) else (mid, high)
     return high
+
+
+def failure_rate_power(seeds: int, rate: float, decides: Callable[[float, float], bool], *, level: float) -> float:
+    """The probability that a failure rate over ``seeds`` training runs is decided when each run fails on its own
+    with probability ``rate`` (a calibration's collapse rate): the binomial weight of every count of failures whose
+    exact interval at ``level`` (:func:`proportion_interval`) ``decides(low, high)``
+    accepts (the row's bound lies outside it). Unit: probability, in [0, 1].
+
+    Raises:
+        ValueError: ``seeds < 1`` or ``rate`` outside [0, 1].
+    """
+    from scipy import stats as scipy_stats  # imported on use: it costs a second at every process start
+
+    if seeds < 1 or not 0 <= rate <= 1:
+        raise ValueError(f"a failure rate needs seeds ≥ 1 and a rate in [0, 1], got {seeds} seeds at {rate}")
+    return float(sum(scipy_stats.binom.pmf(k, seeds, rate) for k in range(seeds + 1)
+                     if decides(*proportion_interval(k, seeds, level=level))))
+
+
+def seeds_to_decide(rate: float, decides: Callable[[float, float], bool], *, level: float, power: float,
+                    most: int = 100) -> tuple[int, float] | None:
+    """The fewest seeds, at most ``most``, whose failure rate is decided with probability at least ``power`` at the
+    collapse rate ``rate`` (:func:`failure_rate_power`), and that probability; ``None`` when no such number is
+    that small.
+
+    Raises:
+        ValueError: as :func:`failure_rate_power`, or ``power`` outside (0, 1].
+    """
+    if not 0 < power <= 1:
+        raise ValueError(f"power must be in (0, 1], got {power}")
+    for seeds in range(1, most + 1):
+        if (p := failure_rate_power(seeds, rate, decides, level=level)) >= power:
+            return seeds, p
+    return None
 
 
 def items_to_decide(items: int, item_sd: float, distance: float, *, sigmas: float,

@@ -20,8 +20,7 @@ Modules:
 - :mod:`~llm_claims_lab.extrapolation.runs`: :class:`ExtrapolationLab`, runs trained once through the
   weight cache and evaluated once per length, lazily, through the same cache;
 - :mod:`~llm_claims_lab.extrapolation.calibration`: the committed calibration (per-seed values) and the noise
-  it gives each measured quantity (:class:`Calibration`), read from the calibration directory the caller names,
-  and the seeds a failure rate needs at a calibration's collapse rate (:func:`seeds_to_decide`);
+  it gives each measured quantity (:class:`Calibration`), read from the calibration directory the caller names;
 - :mod:`~llm_claims_lab.extrapolation.figures`: accuracy by position and the learned relative bias.
 
 May import :mod:`llm_claims_lab.core` and :mod:`llm_claims_lab.positional` (``tests/test_library_layout.py``).
@@ -33,11 +32,9 @@ from llm_claims_lab.extrapolation.calibration import (
     RELATIVE_PROBES,
     Calibration,
     calibration_path,
-    failure_rate_power,
     load_calibration,
     relative_probes_for,
     relative_probes_path,
-    seeds_to_decide,
 )
 from llm_claims_lab.extrapolation.evaluation import (
     EVAL_SEED_OFFSET,
@@ -89,8 +86,8 @@ __all__ = [
     "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "NAIVE_SCHEMES", "POST_SCHEMES", "SCHEMES",
     "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
     "ExtrapolationModel", "PerLength", "Run", "calibration_path", "correct_with_offsets_masked", "data_generator",
-    "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "failure_rate_power", "initial_model",
+    "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "initial_model",
     "load_calibration", "measure", "measures", "one_thread", "plot_accuracy_by_position", "plot_relative_bias",
     "positional_peak_gap", "positional_scheme", "quantities", "relative_bias_probes", "relative_probes_for",
-    "relative_probes_path", "seeds_to_decide", "train",
+    "relative_probes_path", "train",
 ]

@@ -1,7 +1,7 @@
 """The calibration of the length-extrapolation claims: the per-seed values that
 ``calibration/calibrate_extrapolation.py`` commits (``calibration/extrapolation.json``, one file per device
-type), and the noise they give each measured quantity (:class:`Calibration`); for a row judged as a failure rate
-over seeds, how many seeds decide it at the calibration's rate (:func:`seeds_to_decide`).
+type), and the noise they give each measured quantity (:class:`Calibration`). (The seeds that decide a failure
+rate at a calibration's rate: :func:`llm_claims_lab.core.stats.seeds_to_decide`.)
 
 The library does not know where the checkout is: every function takes the calibration directory (the
 suite passes ``<rootdir>/calibration``, a calibration script its own directory)."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -20,7 +20,7 @@ from llm_claims_lab.extrapolation.evaluation import EVAL_SEQUENCES
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE
 from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
-from llm_claims_lab.core.stats import proportion_interval, standard_error
+from llm_claims_lab.core.stats import standard_error
 
 CALIBRATION = "extrapolation.json"  # the CPU's calibration, in the calibration directory
 # the trained relative bias read per calibration seed (calibration/calibrate_relative_bias.py)
@@ -158,37 +158,3 @@ class Calibration:
         if "eval_sd" in n:
             parts += f" = evaluation {n['eval_sd']:.3g} ⊕ seed {n['seed_sd']:.3g}"
         return f"{scheme} {quantity} over {n['n']} calibration seeds: {parts}{self.note}"
-
-
-def failure_rate_power(seeds: int, rate: float, decides: Callable[[float, float], bool], *, level: float) -> float:
-    """The probability that a failure rate over ``seeds`` training runs is decided when each run fails on its own
-    with probability ``rate`` (a calibration's collapse rate): the binomial weight of every count of failures whose
-    exact interval at ``level`` (:func:`~llm_claims_lab.core.stats.proportion_interval`) ``decides(low, high)``
-    accepts (the row's bound lies outside it). Unit: probability, in [0, 1].
-
-    Raises:
-        ValueError: ``seeds < 1`` or ``rate`` outside [0, 1].
-    """
-    from scipy import stats as scipy_stats  # imported on use: it costs a second at every process start
-
-    if seeds < 1 or not 0 <= rate <= 1:
-        raise ValueError(f"a failure rate needs seeds ≥ 1 and a rate in [0, 1], got {seeds} seeds at {rate}")
-    return float(sum(scipy_stats.binom.pmf(k, seeds, rate) for k in range(seeds + 1)
-                     if decides(*proportion_interval(k, seeds, level=level))))
-
-
-def seeds_to_decide(rate: float, decides: Callable[[float, float], bool], *, level: float, power: float,
-                    most: int = 100) -> tuple[int, float] | None:
-    """The fewest seeds, at most ``most``, whose failure rate is decided with probability at least ``power`` at the
-    collapse rate ``rate`` (:func:`failure_rate_power`), and that probability; ``None`` when no such number is
-    that small.
-
-    Raises:
-        ValueError: as :func:`failure_rate_power`, or ``power`` outside (0, 1].
-    """
-    if not 0 < power <= 1:
-        raise ValueError(f"power must be in (0, 1], got {power}")
-    for seeds in range(1, most + 1):
-        if (p := failure_rate_power(seeds, rate, decides, level=level)) >= power:
-            return seeds, p
-    return None

@@ -1,0 +1,46 @@
+"""Claim modules run with a planted bug: the runner of the mutation tests (``tests/test_*_catch_bugs.py``).
+
+A mutation test copies the claim modules a bug concerns into a ``pytester`` directory, with every shared
+``claims/*_common.py`` helper, plants the bug (Python source, run at the end of a copy of the suite's conftest), runs
+pytest there in a subprocess and reads the report that run writes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_with_bug(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, modules: list[str], patch: str,
+                 *args: str) -> tuple[pytest.RunResult, dict[str, dict]]:
+    """Run the claim ``modules`` (file names in ``claims/``) with ``patch`` planted, passing ``args`` to pytest: the
+    subprocess's result and the rows of the report it wrote, by id (none when it wrote no report)."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    for path in sorted({*(ROOT / "claims" / name for name in modules), *(ROOT / "claims").glob("*_common.py")}):
+        shutil.copy(path, pytester.path / path.name)
+    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
+    pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    report = pytester.path / "reports" / "results.json"
+    rows = json.loads(report.read_text(encoding="utf-8"))["claims"] if report.exists() else []
+    return result, {r["id"]: r for r in rows}
+
+
+def broken(rows: dict[str, dict]) -> set[str]:
+    """The ids of the rows whose verdict is not the declared expectation."""
+    return {rid for rid, r in rows.items() if r["as_expected"] is False}
+
+
+def assert_breaks(result: pytest.RunResult, rows: dict[str, dict], expected: set[str], *, judged: bool = True) -> None:
+    """The planted bug's run failed and exactly the ``expected`` rows are not as expected; with ``judged``, none of
+    them crashed (the bug must be judged, not turn a row into an error; a bug that breaks a shape may raise)."""
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
+    assert broken(rows) == expected
+    if judged:
+        assert not [rid for rid, r in rows.items() if r["verdict"] == "error"], "a planted bug must be judged, not crash a row"
