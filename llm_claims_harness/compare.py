@@ -133,7 +133,7 @@ def compare(base: Document, new: Document) -> Diff:
 
 
 def _group(row: Row) -> str:
-    """Where a row counts: its post (or none) and kind, e.g. ``post A, kind post``."""
+    """Where a row counts: its post (or none) and kind, as ``post <its post>, kind <its kind>``."""
     return f"post {row.post or '—'}, kind {row.kind}"
 
 
