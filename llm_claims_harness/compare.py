@@ -20,6 +20,11 @@ When a value has moved beyond its scale (the rule is also printed under every co
   sitting on its bound, such as any holding ``exact`` row, moves with any change.
 - Anything else (strings, booleans, a changed length, an unreadable tolerance): any difference.
 
+The two reports' environments are compared first (as pytest-benchmark's compare does with its machine info): where
+the latest runs' device, Python or any fact the suite reports (``suite``: its libraries' versions, a GPU's driver
+and CUDA runtime) differ, a warning above the counts names each difference, since a row's value may move with any
+of them and not with the change under review.
+
 Nested lists are compared leaf by leaf (each leaf against its reference leaf). A row whose verdict
 flipped is listed as a flip, never also as moved.
 
@@ -155,6 +160,16 @@ def _note(old: Row, new: Row) -> str:
     return "; ".join(notes)
 
 
+def environment_differences(base: Document, new: Document) -> list[str]:
+    """``"what: old → new"`` for each fact of the latest runs' environments that differs: the device, Python, and
+    each ``suite`` fact either report names (``—`` where one does not)."""
+    old, now = base.environment, new.environment
+    pairs = {"device": (old.get("device"), now.get("device")), "Python": (old.get("python"), now.get("python"))}
+    old_suite, new_suite = old.get("suite") or {}, now.get("suite") or {}
+    pairs |= {key: (old_suite.get(key), new_suite.get(key)) for key in dict.fromkeys([*old_suite, *new_suite])}
+    return [f"{key}: {a or '—'} → {b or '—'}" for key, (a, b) in pairs.items() if a != b]
+
+
 def _origin(name: str, doc: Document) -> str:
     env, runs = doc.environment, len(doc.runs)
     latest = "latest run: " if runs > 1 else ""
@@ -165,6 +180,10 @@ def _origin(name: str, doc: Document) -> str:
 def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Document) -> str:
     """The comparison as Markdown: a heading, the counts, one section per kind of change, the rule."""
     lines = ["## Claims: what changed", "", f"{_origin(base_name, base)} → {_origin(new_name, new)}", ""]
+    differences = environment_differences(base, new)
+    if differences:
+        lines += ["> ⚠ **The two runs' environments differ**, so a value may have moved with the environment, not "
+                  "with the change: " + "; ".join(_cell(d) for d in differences) + ".", ""]
     within = f" ({diff.within} of them moved within their scale)" if diff.within else ""
     if not (diff.flips or diff.moved or diff.added or diff.gone or diff.regrouped):
         lines.append(f"**No change**: all {diff.unchanged} rows keep their verdicts and their values stay within "

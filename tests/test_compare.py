@@ -112,6 +112,21 @@ def test_a_row_that_moves_post_or_kind_is_named_whatever_its_verdict(tmp_path, c
     assert f"| `{other['id']}` | post A, kind {other['kind']} | **post B, kind {other['kind']}** |" in section
 
 
+def test_environments_that_differ_are_named_above_the_counts(tmp_path, committed, capsys):
+    new = copy.deepcopy(committed)
+    env = new["runs"][new["latest_run"]]
+    env["device"] = "cuda: a GPU"
+    env["suite"] = {**env.get("suite", {}), "lib": "9.9", "CUDA runtime": "12.6"}
+    _, out, _ = run(capsys, str(COMMITTED), str(write(tmp_path / "new.json", new)))
+    warning = out.split("> ⚠ **The two runs' environments differ**")[1].split("\n")[0]
+    old_env = committed["runs"][committed["latest_run"]]
+    assert f"device: {old_env['device']} → cuda: a GPU" in warning
+    assert "CUDA runtime: — → 12.6" in warning and "lib: — → 9.9" in warning
+    assert out.index("⚠") < out.index("**No change**" if "**No change**" in out else "verdict flips")
+    _, same, _ = run(capsys, str(COMMITTED), str(COMMITTED))
+    assert "⚠" not in same
+
+
 def test_fail_on_flip_exit_codes(tmp_path, committed, capsys):
     flipped = copy.deepcopy(committed)
     first(flipped, plain)["verdict"] = "refuted"
