@@ -40,3 +40,13 @@ def test_the_line_it_replaced_does_not(fresh_venv: dict[str, str]) -> None:
     done = subprocess.run([python, *WORKFLOW_LINE_BEFORE], cwd=ROOT, env=fresh_venv, capture_output=True, text=True)
     assert done.returncode != 0
     assert "No matching distribution found for llm-claims-harness" in done.stderr
+
+
+def test_the_install_step_is_readme_s_command_1() -> None:
+    """README's command 1 installs what .ci/install installs, with its default torch pin: one install path."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    script = (ROOT / ".ci" / "install").read_text(encoding="utf-8")
+    pin = script.split("torch_spec=${TORCH_SPEC:-")[1].split("}")[0]
+    packages = '-e ./llm_claims_harness -e ".[glove,kiwi]"'
+    assert f'"$torch_spec" {packages}' in script
+    assert f"python -m pip install {pin} {packages}" in readme
