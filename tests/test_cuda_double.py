@@ -92,13 +92,7 @@ def _copies(mode: CudaLike, run) -> int:
     return mode.host_copies
 
 
-ROPE_COPIES = pytest.mark.xfail(strict=True, reason=(
-    "known: RoPE's frequencies are built on the CPU and copied to the device in every forward pass "
-    "(llm_claims_lab/positional/rope.py); moving them changes the training-code digest, so it waits for a "
-    "certified retraining"))
-
-
-@pytest.mark.parametrize("scheme", ["learned", "sinusoidal", "relative", "alibi", pytest.param("rope", marks=ROPE_COPIES)])
+@pytest.mark.parametrize("scheme", ["learned", "sinusoidal", "relative", "alibi", "rope"])
 def test_extrapolation_training_on_a_cuda_like_device(cuda_like: CudaLike, scheme: str) -> None:
     config = ExtrapolationConfig(scheme=scheme, steps=3)
     saved = train(config, 1, META, checkpoints=(2,))  # also the warm-up of any one-off copy
