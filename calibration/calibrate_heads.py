@@ -8,11 +8,13 @@ the values it judges. Models go through the suite's cache (``--cache-dir``, defa
 ``.cache/claims``); 1–4 CPU-s per model, five configurations per seed. The file also records each
 configuration's CPU-seconds per model (the mean over the builds of these seeds' models in the cache's build log,
 ``events.jsonl``, this run's or an earlier one's): what a row that these seeds cannot decide states as the cost of
-the seeds that would.
+the seeds that would. With ``--device cuda`` it trains on the GPU, under the suite's pinned numerics, and writes
+``calibration/heads-cuda.json``, which judges the heads rows of a run on CUDA once committed (until then they are
+judged by ``heads.json`` and say so: :meth:`llm_claims_lab.heads.rows.HeadsCalibration.for_device`).
 
 Usage, from the repository root::
 
-    python calibration/calibrate_heads.py [--seeds 40]
+    python calibration/calibrate_heads.py [--seeds 40] [--device cuda]
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 import torch
 
 from llm_claims_lab.core import build_log, cache
+from llm_claims_lab.core.calibration_files import calibration_path
 from llm_claims_harness.atomic import write_text_atomic
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.core.host_memory import keep_freed_memory
@@ -76,8 +79,7 @@ def main() -> None:
         device = usable_device(args.device)
     except ValueError as exc:
         parser.error(str(exc))
-    here = ROOT / "calibration"
-    args.out = args.out or (here / CALIBRATION if device.type == "cpu" else here / f"heads-{device.type}.json")
+    args.out = args.out or calibration_path(CALIBRATION, device, ROOT / "calibration")
     if device.type == "cuda":
         pin_cuda_numerics()
     lab = HeadsLab(weights, device, seeds=range(1, args.seeds + 1))

@@ -7,11 +7,14 @@ script trains the ``trained`` and ``shuffled`` models for seeds 1 … N (disjoin
 cache and writes ``calibration/word2vec.json``: per seed and kind the ρ over the covered WS-353 pairs (scored as the
 claims score it, :func:`llm_claims_lab.word2vec.relatedness.ws353_score`), the paired differences the controls judge, and
 their SDs over seeds; and the trained ρ after the configuration's snapshot steps (5,000 and 10,000), for the steps
-sweep. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once.
+sweep. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once. With ``--device cuda`` it
+trains on the GPU, under the suite's pinned numerics, and writes ``calibration/word2vec-cuda.json``, which judges the
+word2vec rows of a run on CUDA once committed (until then they are judged by ``word2vec.json`` and say so:
+:func:`llm_claims_lab.word2vec.lab.seed_noise_for`).
 
 Usage, from the repository root (the data as the suite finds it: ``$CLAIMS_DATA_DIR``, ``$CLAIMS_DATA_MIRROR``)::
 
-    python calibration/calibrate_word2vec.py [--seeds 5] [--jobs 2]
+    python calibration/calibrate_word2vec.py [--seeds 5] [--jobs 2] [--device cuda]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import multiprocessing
 import os
 import statistics
 import sys
@@ -29,29 +33,33 @@ from pathlib import Path
 import torch
 
 from llm_claims_lab.core import cache
+from llm_claims_lab.core.calibration_files import calibration_path
+from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.word2vec import corpus, ko_eval
 from llm_claims_lab.core.analogy import WordList
 from llm_claims_harness.atomic import write_text_atomic
 from llm_claims_lab.data import Store, data_dir, mirror
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
-from llm_claims_lab.word2vec.lab import TRAINING_CODE, Word2VecLab
+from llm_claims_lab.word2vec.lab import CALIBRATION, TRAINING_CODE, Word2VecLab
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "calibration" / "word2vec.json"
 KINDS = ("trained", "shuffled")
 
 
-def _lab(cache_dir: str, seeds: list[int]) -> tuple[Word2VecLab, Store]:
+def _lab(cache_dir: str, device: str, seeds: list[int]) -> tuple[Word2VecLab, Store]:
     store = Store(data_dir(None), mirror(None))
     weights = cache.WeightCache(Path(cache_dir), run_id=uuid.uuid4().hex,
                                 say=lambda m: print(m, file=sys.stderr, flush=True))
-    lab = Word2VecLab(corpus.build_corpus(store.corpus()), weights, torch.device("cpu"), kernels="fast", seeds=seeds)
+    lab = Word2VecLab(corpus.build_corpus(store.corpus()), weights, torch.device(device), kernels="fast", seeds=seeds)
     return lab, store
 
 
-def _train(cache_dir: str, kind: str, seed: int) -> None:
-    """Train (or find) one model in the cache; a worker process's task."""
-    _lab(cache_dir, [seed])[0].model(kind)
+def _train(cache_dir: str, device: str, kind: str, seed: int) -> None:
+    """Train (or find) one model in the cache on ``device`` (under the suite's numerics on CUDA); a worker
+    process's task."""
+    if torch.device(device).type == "cuda":
+        pin_cuda_numerics()
+    _lab(cache_dir, device, [seed])[0].model(kind)
 
 
 def main() -> None:
@@ -60,13 +68,25 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="models trained at once (default 2)")
     parser.add_argument("--cache-dir", default=os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims",
                         help="weights cache (default: $CLAIMS_CACHE_DIR)")
+    parser.add_argument("--device", default="cpu",
+                        help="torch device (default cpu); writes calibration/word2vec-<device type>.json off the CPU")
     args = parser.parse_args()
     if args.seeds < 2:
         parser.error("--seeds must be at least 2 (a spread needs two values)")
+    try:
+        device = usable_device(args.device)
+    except ValueError as exc:
+        parser.error(str(exc))
+    out = calibration_path(CALIBRATION, device, ROOT / "calibration")
+    if device.type == "cuda":
+        pin_cuda_numerics()
     seeds = list(range(1, args.seeds + 1))
-    with ProcessPoolExecutor(args.jobs) as pool:
-        list(pool.map(_train, *zip(*[(str(args.cache_dir), kind, s) for s in seeds for kind in KINDS])))
-    lab, store = _lab(str(args.cache_dir), seeds)
+    # CUDA cannot start in a forked child of a process that touched it: workers off the CPU are spawned
+    context = None if device.type == "cpu" else multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
+        tasks = [(str(args.cache_dir), args.device, kind, s) for s in seeds for kind in KINDS]
+        list(pool.map(_train, *zip(*tasks)))
+    lab, store = _lab(str(args.cache_dir), args.device, seeds)
     vocab = WordList(lab.corpus.vocab, name="the skip-gram vocabulary", hint="particle-stripped stems")
     pairs = ko_eval.load_ws353(ko_eval.eval_dir(None, store) / ko_eval.WS353_FILE)
     def rho_of(table: torch.Tensor) -> float:
@@ -79,13 +99,13 @@ def main() -> None:
     data = {"about": "Spearman ρ on the covered Korean WS-353 pairs of post A's skip-gram for training seeds disjoint "
                      "from the suite's; regenerate with python calibration/calibrate_word2vec.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
-            "device": "cpu", "kernels": lab.config.kernels, "steps": lab.config.steps,
+            "device": cache.describe_device(device), "kernels": lab.config.kernels, "steps": lab.config.steps,
             "training_code": cache.code_digest(TRAINING_CODE),
             "corpus_sha256": lab.corpus.sha256, "seeds": seeds,
             "rho": {k: [round(v, 6) for v in vs] for k, vs in rho.items()},
             "sd": {k: statistics.stdev(vs) for k, vs in rho.items()}}
-    write_text_atomic(OUT, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {OUT}: " + "; ".join(f"{k} mean {statistics.fmean(v):.3f}, SD {data['sd'][k]:.3f}"
+    write_text_atomic(out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {out}: " + "; ".join(f"{k} mean {statistics.fmean(v):.3f}, SD {data['sd'][k]:.3f}"
                                        for k, v in rho.items()), file=sys.stderr)
 
 

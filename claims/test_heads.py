@@ -6,7 +6,10 @@ one-layer, two-head attention model (``llm_claims_lab/heads/lab.py``: D = 32, T 
 on a task that needs a positional lookup (the previous token) and a content lookup (the value stored under the
 query's key), for 10 seeds from the run's seed, and measured on held-out sequences. Each value is the mean over
 the seeds (:func:`llm_claims_lab.heads.rows.per_seed`, the row's own definition); its noise is the SD of the same
-quantity over 40 calibration seeds disjoint from the run's (``calibration/heads.json``) / √(the run's seeds).
+quantity over 40 calibration seeds disjoint from the run's (``calibration/heads.json``) / √(the run's seeds). A
+row measured on another device type is judged by that type's calibration (``heads-cuda.json``,
+``calibrate_heads.py --device cuda``) when committed, else by the CPU's, and its noise names the file and says so
+(:meth:`HeadsCalibration.for_device`); the declarations (statements, the revised expectation) read the CPU's.
 """
 
 from __future__ import annotations
@@ -33,31 +36,34 @@ CONTROL_SOURCE = ("control's design: the positional task's two targets are the t
                   "depends on which stored token a query names")
 
 
-_CAL = HeadsCalibration(CALIBRATION_DIR / CALIBRATION)
+_CAL = HeadsCalibration(CALIBRATION_DIR / CALIBRATION)  # the CPU's: what the declarations read, on every device
 MOST_RUNS = 0.8  # "the seeds that would decide it": those from which 4 runs in 5 are decided, at the calibration's mean
 
 
 def _verify_row(verify, heads_lab: HeadsLab, row: str, details: dict, bound: float | None = None) -> None:
-    """Judge ``row``: the mean of its per-seed values over the run's seeds, with the calibration's noise; with
-    ``bound``, a row the calibration puts near it, also what would decide it (:func:`_deciding`)."""
+    """Judge ``row``: the mean of its per-seed values over the run's seeds, with the noise of the calibration of
+    the lab's device type (the CPU's when none is committed; its details name the file); with ``bound``, a row the
+    calibration puts near it, also what would decide it (:func:`_deciding`)."""
+    cal = HeadsCalibration.for_device(heads_lab.device, CALIBRATION_DIR)
     values = per_seed(heads_lab, row)
-    deciding = {} if bound is None else {"what would decide it": _deciding(row, bound, len(values))}
-    verify(statistics.fmean(values), noise=_CAL.sd(row, len(values)),
-           details={"per seed": [round(v, 3) for v in values], **details, "noise": _CAL.describe(row),
+    deciding = {} if bound is None else {"what would decide it": _deciding(cal, row, bound, len(values))}
+    verify(statistics.fmean(values), noise=cal.sd(row, len(values)),
+           details={"per seed": [round(v, 3) for v in values], **details, "noise": cal.describe(row),
                     "seeds": heads_lab.seeds, **deciding})
 
 
-def _deciding(row: str, bound: float, seeds: int) -> dict:
-    """For a row near its bound, from the calibration seeds alone: how often a run of ``seeds`` seeds decides it,
-    the seeds from which :data:`MOST_RUNS` of runs would, what they cost to train, and how far the calibration's
-    own mean is from the bound (in SEs of that mean: within 3 it cannot say on which side the toy lies)."""
-    n = _CAL.seeds_to_decide(row, bound, DECISION_SIGMAS, MOST_RUNS)
-    return {f"decided in this run's {seeds} seeds": _percent(_CAL.decision_odds(row, bound, seeds, DECISION_SIGMAS))
+def _deciding(cal: HeadsCalibration, row: str, bound: float, seeds: int) -> dict:
+    """For a row near its bound, from the calibration seeds of ``cal`` alone: how often a run of ``seeds`` seeds
+    decides it, the seeds from which :data:`MOST_RUNS` of runs would, what they cost to train, and how far the
+    calibration's own mean is from the bound (in SEs of that mean: within 3 it cannot say on which side the toy
+    lies)."""
+    n = cal.seeds_to_decide(row, bound, DECISION_SIGMAS, MOST_RUNS)
+    return {f"decided in this run's {seeds} seeds": _percent(cal.decision_odds(row, bound, seeds, DECISION_SIGMAS))
                                                    + " of runs",
             f"seeds that decide {_percent(MOST_RUNS)} of runs": n,
-            "their training cost (CPU-s, the calibration's machine)": round(_CAL.cpu_s(row, n)),
+            "their training cost (CPU-s, the calibration's machine)": round(cal.cpu_s(row, n)),
             "command": f"pytest claims/test_heads.py -k '{row}' --claims-seeds {n}",
-            "calibration's mean from the bound (SEs)": round(_CAL.margin_sigmas(row, bound), 2)}
+            "calibration's mean from the bound (SEs)": round(cal.margin_sigmas(row, bound), 2)}
 
 
 def _percent(p: float) -> str:

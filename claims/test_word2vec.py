@@ -12,7 +12,6 @@ the case-particle analogies (자동차 : 자동차를) into identities; ``w2v.ws
 
 import pytest
 
-from fixtures import CALIBRATION_DIR
 from llm_claims_harness.declare import DECISION_SIGMAS, NO_PREDICTION, Case, Revision, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.core.analogy import analogy, listing
@@ -20,11 +19,11 @@ from llm_claims_lab.core.stats import (bootstrap, items_to_decide, items_to_excl
                                       proportion_interval, standard_error)
 from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.word2vec.figures import plot_relatedness, write_neighbour_table
-from llm_claims_lab.word2vec.lab import CALIBRATION, seed_noise
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.word2vec.stemming import strip_particle
 from word2vec_common import (ANALOGY_BOUND, CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, TOO_LITTLE, analogy_items,
-                             analogy_items_needed, covered, neighbours, per_seed, vocabulary, ws353_vocabulary)
+                             analogy_items_needed, covered, neighbours, per_seed, training_seed_noise, vocabulary,
+                             ws353_vocabulary)
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
 # The 10 sections of word_analogy_korean.txt (names as in the file, 'conturies' sic).
@@ -149,8 +148,7 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
                        {query: (ours[query], post) for query, post in POST_NEIGHBOURS.items()}, path))]
     if len(models) > 1:
         details["ρ per seed"] = {s: round(r, 4) for s, r in zip(word2vec.seeds, rhos)}
-    seed_sd, details["seed noise"] = seed_noise(model_kind, word2vec.config.kernels,
-                                                CALIBRATION_DIR / CALIBRATION)
+    seed_sd, details["seed noise"] = training_seed_noise(word2vec, model_kind)
     measured, noise = mean_over_seeds(rhos, boot.standard_error, seed_sd)
     details["reading"] = (f"the 95 % interval over pairs {'includes' if low <= 0 <= high else 'clears'} 0 (not the "
                           f"rule); with {n} pairs and {len(rhos)} seed{'s' if len(rhos) > 1 else ''} only |ρ| > "

@@ -8,8 +8,9 @@ could only come out refuted by a draw 3 SD below 0 (its v1 form, in ``w2v.ws353`
 many (their spread is the null distribution), the trained table is compared with them and with the shuffled-corpus
 model on the same pairs, and the untrained mean is tested for equivalence with 0. The comparisons hold the pairs
 fixed (the same pairs on both sides, the question being the table's, not the pairs'): their noise is the training
-seeds' (calibration/word2vec.json, divided by √N at ``--claims-seeds N``) and the null mean's; whether ρ > 0 would
-hold on other pairs is ``w2v.ws353[trained]``'s question, with the pairs' bootstrap in its noise.
+seeds' (calibration/word2vec.json, or the run's device type's when committed; divided by √N at ``--claims-seeds N``)
+and the null mean's; whether ρ > 0 would hold on other pairs is ``w2v.ws353[trained]``'s question, with the
+pairs' bootstrap in its noise.
 """
 
 import math
@@ -24,10 +25,8 @@ from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.core.analogy import analogy_rank, answer
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.core.stats import mean_over_seeds, proportion_interval
-from fixtures import CALIBRATION_DIR
-from llm_claims_lab.word2vec.lab import CALIBRATION, seed_noise
 from word2vec_common import (ANALOGY_BOUND, KERNELS_DEVIATION, analogy_hits, analogy_items, analogy_items_needed,
-                             covered, per_seed, plant_analogies, vocabulary, ws353_vocabulary)
+                             covered, per_seed, plant_analogies, training_seed_noise, vocabulary, ws353_vocabulary)
 
 NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-seed … +39): each costs a random draw
 EQUIVALENCE = 0.1  # |ρ| below Cohen's (1988) 'small' correlation, 0.1: no association worth the name
@@ -124,11 +123,10 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case):
                     "tied human scores": len(human) - len(set(human.tolist()))}
         verify(max(gaps.values()), reference=0.0, details=details)
         return
-    kernels = word2vec.config.kernels
     rhos = [spearman(cos, h) for (cos, h, _), _ in trained]
     details["ρ trained per seed"] = dict(zip(word2vec.seeds, [round(r, 4) for r in rhos]))
     if case == "trained_minus_untrained":
-        seed_sd, details["seed noise"] = seed_noise("trained", kernels, CALIBRATION_DIR / CALIBRATION)
+        seed_sd, details["seed noise"] = training_seed_noise(word2vec, "trained")
         measured, noise = mean_over_seeds([r - null_mean for r in rhos], null_se, seed_sd)
         details["noise parts"] = {"seeds": len(rhos), "seed SD": round(seed_sd, 4),
                                   "shared by the seeds": round(null_se, 4)}
@@ -137,7 +135,7 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case):
     shuffled = [ws353_items(m.w_in, vocab, ws353) for m in word2vec.models("shuffled")]
     differences = [r - spearman(cos, h) for r, ((cos, h, _), _) in zip(rhos, shuffled)]
     details["ρ shuffled per seed"] = dict(zip(word2vec.seeds, [round(r - d, 4) for r, d in zip(rhos, differences)]))
-    seed_sd, details["seed noise"] = seed_noise("trained − shuffled", kernels, CALIBRATION_DIR / CALIBRATION)
+    seed_sd, details["seed noise"] = training_seed_noise(word2vec, "trained − shuffled")
     measured, noise = mean_over_seeds(differences, 0.0, seed_sd)
     details["noise parts"] = {"seeds": len(rhos), "seed SD": round(seed_sd, 4), "shared by the seeds": 0.0}
     logs = [[t | {"cosine": {"trained": t["cosine"], "shuffled": u["cosine"]}} for t, u in zip(t_log, s_log)]

@@ -9,11 +9,13 @@ claim modules import it as ``word2vec_common``.
 
 import torch
 
+from fixtures import CALIBRATION_DIR
 from llm_claims_harness.declare import Quote
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.core.analogy import WordList, analogy_rank, answer, cosine, token_id
 from llm_claims_lab.core.stats import items_to_exclude
 from llm_claims_lab.word2vec import ko_eval
+from llm_claims_lab.word2vec.lab import seed_noise_for
 from llm_claims_lab.word2vec.relatedness import covered_pairs
 from llm_claims_lab.word2vec.skipgram import KERNELS
 
@@ -64,6 +66,14 @@ def neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:
     scores = cosine(table, table[row])  # [V]
     scores[row] = -torch.inf
     return [vocab.token(i) for i in scores.topk(6).indices.tolist()]
+
+
+def training_seed_noise(word2vec, quantity: str) -> tuple[float, str]:
+    """The SD of a WS-353 ρ over training seeds disjoint from the run's (``quantity``: see
+    :func:`llm_claims_lab.word2vec.lab.seed_noise`) at the ``word2vec`` lab's kernels, and the note for the row's
+    details: from ``calibration/word2vec-<device type>.json`` for the lab's device when committed, else from
+    ``word2vec.json``, the CPU's, the note naming the file and saying so."""
+    return seed_noise_for(quantity, word2vec.config.kernels, word2vec.device, CALIBRATION_DIR)
 
 
 def vocabulary(word2vec) -> WordList:

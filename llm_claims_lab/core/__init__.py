@@ -1,5 +1,6 @@
 """What every experiment shares, and nothing experiment-specific: JSON input files
-(:mod:`.json_files`), the noise formulas (:mod:`.stats`), devices and their numerics (:mod:`.devices`), the host
+(:mod:`.json_files`), which calibration file judges a device's rows (:mod:`.calibration_files`), the noise
+formulas (:mod:`.stats`), devices and their numerics (:mod:`.devices`), the host
 allocator (:mod:`.host_memory`), the weight cache (:mod:`.cache`: train once, then load) and its build log
 (:mod:`.build_log`), hub reachability (:mod:`.hub`), vector arithmetic on any embedding table (:mod:`.analogy`),
 tables as subspaces (:mod:`.subspaces`) and the figure canvas (:mod:`.figures`).

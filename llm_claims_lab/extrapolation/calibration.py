@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from llm_claims_lab.core import cache
+from llm_claims_lab.core import cache, calibration_files
 from llm_claims_lab.extrapolation.evaluation import EVAL_SEQUENCES
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE
@@ -33,16 +33,15 @@ _PROBES_KEYS = {"torch": str, "noise": dict}
 
 def calibration_path(device: torch.device | str, directory: Path) -> Path:
     """Where the calibration of a device type lives in ``directory`` (the calibration directory):
-    ``extrapolation.json`` for the CPU, ``extrapolation-<type>.json`` for another (``extrapolation-cuda.json``)."""
-    kind = torch.device(device).type
-    return Path(directory) / (CALIBRATION if kind == "cpu" else f"extrapolation-{kind}.json")
+    ``extrapolation.json`` for the CPU, ``extrapolation-<type>.json`` for another (``extrapolation-cuda.json``;
+    :func:`llm_claims_lab.core.calibration_files.calibration_path`)."""
+    return calibration_files.calibration_path(CALIBRATION, device, directory)
 
 
 def relative_probes_path(device: torch.device | str, directory: Path) -> Path:
     """Where the relative-bias probes of a device type live in ``directory``: ``relative_bias.json`` for the
     CPU, ``relative_bias-<type>.json`` for another (``calibrate_relative_bias.py --device``)."""
-    kind = torch.device(device).type
-    return Path(directory) / (RELATIVE_PROBES if kind == "cpu" else f"relative_bias-{kind}.json")
+    return calibration_files.calibration_path(RELATIVE_PROBES, device, directory)
 
 
 def relative_probes_for(device: torch.device | str, directory: Path) -> dict:
@@ -53,12 +52,11 @@ def relative_probes_for(device: torch.device | str, directory: Path) -> dict:
         llm_claims_lab.core.json_files.InputFileError: neither file exists, or the one read is not JSON or lacks what
             the rows read (the message names it and ``calibration/calibrate_relative_bias.py``).
     """
-    own = relative_probes_path(device, directory)
-    path = own if own.exists() else Path(directory) / RELATIVE_PROBES
+    path, fallback = calibration_files.committed_calibration(RELATIVE_PROBES, device, directory)
     data = read_json(path, required=_PROBES_KEYS, fix=rewrite_hint("calibrate_relative_bias.py", path))
     note = f"{path.name}: torch {data['torch']}"
-    if path != own:
-        note += f"; no {own.name} committed: judged with the CPU calibration"
+    if fallback:
+        note += f"; {fallback}"
     return {**data, "note": note}
 
 
@@ -105,9 +103,8 @@ class Calibration:
         Raises:
             llm_claims_lab.core.json_files.InputFileError: see :func:`load_calibration`.
         """
-        own = calibration_path(device, directory)
-        path = own if own.exists() else Path(directory) / CALIBRATION
-        notes = [] if path == own else [f"no {own.name} committed: judged with the CPU calibration"]
+        path, fallback = calibration_files.committed_calibration(CALIBRATION, device, directory)
+        notes = [fallback] if fallback else []
         data = load_calibration(path)
         code = cache.code_digest(TRAINING_CODE)
         if code != data["training_code"] and code not in data.get("equivalent_training_code", {}):

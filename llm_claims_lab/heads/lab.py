@@ -260,7 +260,7 @@ def subspace_angle(model: HeadsModel, k: int) -> float:
     return math.degrees(float(angles.min()))
 
 
-CALIBRATION = "heads.json"  # its name in the calibration directory (written by calibrate_heads.py)
+CALIBRATION = "heads.json"  # the CPU's, in the calibration directory (calibrate_heads.py; heads-<type>.json off it)
 SEEDS = 10  # trained seeds per configuration: the run's seed and the nine after it
 SPECIALISATION = HeadsConfig()  # post B's setting: sinusoidal PE added
 CONTROL = dataclasses.replace(SPECIALISATION, task="positional")  # same sequences, no content target

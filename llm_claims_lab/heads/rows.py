@@ -2,8 +2,8 @@
 
 One definition serves the claims (the mean over the run's seeds, 42 … 51 by default) and
 ``calibration/calibrate_heads.py`` (the SD over seeds 1 … N, disjoint from the run's, committed to
-``calibration/heads.json``): every row is judged with the noise of its own quantity at its own protocol point,
-not with the spread of the 10 values it judges.
+``calibration/heads.json``, or ``heads-<device type>.json`` with ``--device``): every row is judged with the noise
+of its own quantity at its own protocol point, not with the spread of the 10 values it judges.
 """
 
 from __future__ import annotations
@@ -12,9 +12,12 @@ import math
 import statistics
 from pathlib import Path
 
+import torch
+
 from llm_claims_lab.core import cache
-from llm_claims_lab.heads.lab import (ADD, CONCAT, CONTROL, SPECIALISATION, TRAINING_CODE, HeadsConfig, HeadsLab,
-                                      initial_model, specialisation, subspace_angle)
+from llm_claims_lab.core.calibration_files import committed_calibration
+from llm_claims_lab.heads.lab import (ADD, CALIBRATION, CONCAT, CONTROL, SPECIALISATION, TRAINING_CODE, HeadsConfig,
+                                      HeadsLab, initial_model, specialisation, subspace_angle)
 from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
 from llm_claims_lab.core.stats import standard_error
 
@@ -70,11 +73,15 @@ def per_seed(lab: HeadsLab, row: str) -> list[float]:
 
 
 class HeadsCalibration:
-    """The committed per-seed values of every heads row (``path``: the suite's is ``<rootdir>/calibration/heads.json``)
-    and the noise they give a mean over the run's seeds: the SD over the calibration seeds / √(run's seeds)."""
+    """The committed per-seed values of every heads row (``path``: the suite's is ``<rootdir>/calibration/heads.json``,
+    or ``heads-<device type>.json``, :meth:`for_device`) and the noise they give a mean over the run's seeds: the SD
+    over the calibration seeds / √(run's seeds)."""
 
-    def __init__(self, path: Path) -> None:
-        """Raises:
+    def __init__(self, path: Path, *, fallback: str = "") -> None:
+        """``fallback``: why ``path`` is not the calibration of the run's device type (appended to every
+        :meth:`describe`; :func:`llm_claims_lab.core.calibration_files.committed_calibration`'s note).
+
+        Raises:
             llm_claims_lab.core.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
                 the rows read, a heads row included (it predates the row); the message names it and
                 ``python calibration/calibrate_heads.py``."""
@@ -92,6 +99,21 @@ class HeadsCalibration:
         self.note = "" if code == self.data["training_code"] else (
             f"; calibrated under training code {self.data['training_code'][:12]}, today's is {code[:12]} (rerun "
             "calibration/calibrate_heads.py)")
+        if fallback:
+            self.note += f"; {fallback}"
+
+    @classmethod
+    def for_device(cls, device: torch.device | str, directory: Path) -> HeadsCalibration:
+        """The calibration that judges a run on ``device``: ``heads-<device type>.json`` in ``directory`` (the
+        calibration directory) when committed (``calibrate_heads.py --device``), else ``heads.json``, the CPU's,
+        with a note saying so in every row's noise
+        (:func:`llm_claims_lab.core.calibration_files.committed_calibration`).
+
+        Raises:
+            llm_claims_lab.core.json_files.InputFileError: as the constructor.
+        """
+        path, fallback = committed_calibration(CALIBRATION, device, directory)
+        return cls(path, fallback=fallback)
 
     def values(self, row: str) -> list[float]:
         """The calibration seeds' values of ``row``."""

@@ -16,6 +16,7 @@ import torch
 from llm_claims_lab.word2vec import corpus, segmenters, skipgram, stemming
 from llm_claims_lab.word2vec.topical import ParagraphIncidence
 from llm_claims_lab.core.cache import Entry, Progress, WeightCache, code_digest, fingerprint
+from llm_claims_lab.core.calibration_files import committed_calibration
 from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
 
 
@@ -186,14 +187,16 @@ class Word2VecLab:
                                      lambda key, _, tensors: Trained(tensors["w_in"], tensors["losses"].tolist()))[0]
 
 
-CALIBRATION = "word2vec.json"  # its name in the calibration directory (written by calibrate_word2vec.py)
+CALIBRATION = "word2vec.json"  # the CPU's, in the calibration directory (word2vec-<type>.json off it)
 
 
-def seed_noise(quantity: str, kernels: str, path: Path) -> tuple[float, str]:
+def seed_noise(quantity: str, kernels: str, path: Path, *, fallback: str = "") -> tuple[float, str]:
     """The SD over training seeds disjoint from the run's of a WS-353 ρ of post A's protocol (``quantity``:
     ``trained``, ``shuffled``, ``trained − shuffled``, or ``trained@STEP`` after a snapshot step), committed by
-    ``calibration/calibrate_word2vec.py`` to ``path`` (the suite's: ``<rootdir>/calibration/word2vec.json``), and
-    a note saying where it comes from (and whether it was measured under today's training code and kernels).
+    ``calibration/calibrate_word2vec.py`` to ``path`` (the suite's: ``<rootdir>/calibration/word2vec.json``, or
+    the run's device type's, :func:`seed_noise_for`), and a note saying where it comes from (the file, and whether
+    it was measured under today's training code and kernels); ``fallback``, why ``path`` is not the calibration of
+    the run's device type, is appended to it.
 
     Raises:
         llm_claims_lab.core.json_files.InputFileError: the file is missing (no calibration), not JSON, or lacks what
@@ -208,4 +211,19 @@ def seed_noise(quantity: str, kernels: str, path: Path) -> tuple[float, str]:
     if data["training_code"] != code_digest(TRAINING_CODE) or data["kernels"] != kernels:
         note += (f"; calibrated under training code {data['training_code'][:12]} with {data['kernels']} kernels, "
                  "not today's (rerun calibration/calibrate_word2vec.py)")
+    if fallback:
+        note += f"; {fallback}"
     return data["sd"][quantity], note
+
+
+def seed_noise_for(quantity: str, kernels: str, device: torch.device | str, directory: Path) -> tuple[float, str]:
+    """:func:`seed_noise` from the calibration that judges a run on ``device``: ``word2vec-<device type>.json`` in
+    ``directory`` (the calibration directory) when committed (``calibrate_word2vec.py --device``), else
+    ``word2vec.json``, the CPU's, the note saying so
+    (:func:`llm_claims_lab.core.calibration_files.committed_calibration`).
+
+    Raises:
+        llm_claims_lab.core.json_files.InputFileError: as :func:`seed_noise`.
+    """
+    path, fallback = committed_calibration(CALIBRATION, device, directory)
+    return seed_noise(quantity, kernels, path, fallback=fallback)
