@@ -1,13 +1,15 @@
-"""The GPU check (:mod:`gpu_check`): on CUDA, the check itself (``gpu``-marked, skipped with the reason
-without a GPU); on any machine, its dry run on the CPU, which runs every check on real runs of the suite, and
-planted differences in those runs' outputs, each of which the check must fail on: one weight changed, one
-row's value changed, a TF32 flag left on, a build outside strict mode, a build on the warm cache, a sync per
-step, and a comparison of 0 entries.
+"""The GPU check (:mod:`gpu_check`) through its command line and its dry run: on CUDA, the check itself
+(``gpu``-marked, skipped with the reason without a GPU); on any machine, its dry run on the CPU, which runs every
+check on real runs of the suite, and planted differences in those runs' outputs, each of which the check must fail
+on: one weight changed, one row's value changed, a TF32 flag or another setting left loose in one worker, a
+missing worker, a build outside strict mode, a build on the warm cache. The checks' parts on planted inputs that
+need no run (a TF32 flag set after the pin, a sync per step, a comparison of 0 entries, the trainers and the CUDA
+selection) are ``tests/test_gpu_checks.py``.
 
 Cost: the dry run trains 10 heads toy models twice (two pytest processes at once), runs ``-n 2`` on the
 warm cache and steps the heads trainer: about 70 CPU-s, most of it five pytest processes starting (measured
-on 2 shared cores: 78 CPU-s for this file); the tests that read its outputs are ``slow``, the planted tests
-that need no run are not.
+on 2 shared cores: 85 CPU-s for this file, 8 for tests/test_gpu_checks.py); the tests that read its
+outputs are ``slow``, the refusals of bad usage are not.
 """
 
 from __future__ import annotations
@@ -18,9 +20,7 @@ import math
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import torch
@@ -28,7 +28,10 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 import gpu_check
-from gpu_check import SuiteRun
+import gpu_common
+import gpu_numerics
+import gpu_runs
+from gpu_runs import SuiteRun
 
 SLOW = pytest.mark.slow  # reads the dry run's outputs (trains 20 toy models, starts 5 pytest processes)
 CUDA = torch.cuda.is_available()
@@ -42,7 +45,7 @@ def test_gpu_check_on_cuda(tmp_path: Path) -> None:
     proc = subprocess.run(
         [
             sys.executable,
-            str(gpu_check.ROOT / "tests" / "gpu_check.py"),
+            str(gpu_common.ROOT / "tests" / "gpu_check.py"),
             "--device",
             "cuda",
             "--out",
@@ -69,7 +72,7 @@ def test_used_output_directory_is_refused(tmp_path: Path, capsys) -> None:
 
 
 @pytest.fixture(scope="module")
-def dry_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[gpu_check.Result]]:
+def dry_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[gpu_common.Result]]:
     """The check's dry run on the CPU: its output directory and results."""
     out = tmp_path_factory.mktemp("gpu-check") / "out"
     return out, gpu_check.run_checks("cpu", out, say=lambda line: None)
@@ -116,7 +119,7 @@ def test_one_weight_changed_fails(dry_run, tmp_path: Path) -> None:
     flat = tensors[name].view(-1)
     flat[0] = torch.nextafter(flat[0], torch.tensor(math.inf))  # one float32 ulp, one element
     save_file(tensors, path, metadata=meta)
-    result = gpu_check.check_determinism(a, b)
+    result = gpu_runs.check_determinism(a, b)
     assert not result.passed
     assert [f for f in result.failures if f.startswith(f"weights: {path.name}:{name}: 1 of")], result.failures
 
@@ -126,8 +129,8 @@ def test_one_row_value_changed_fails(dry_run, tmp_path: Path) -> None:
     out, _ = dry_run
     a, b, n2 = _runs(out)
     for run, check in (
-        (b, lambda r: gpu_check.check_determinism(a, r)),
-        (n2, lambda r: gpu_check.check_xdist(a, r, 10**9)),
+        (b, lambda r: gpu_runs.check_determinism(a, r)),
+        (n2, lambda r: gpu_runs.check_xdist(a, r, 10**9)),
     ):
         planted = _copy(run, tmp_path / run.name, report="report")
         doc = json.loads((planted.report / "results.json").read_text())
@@ -174,45 +177,20 @@ def _state(**changes) -> dict:
 @SLOW
 def test_numerics_left_loose_in_one_worker_fail(dry_run, changes, problem) -> None:
     out, _ = dry_run
-    readbacks = gpu_check.read_readbacks(out / "readback-n2")
-    assert gpu_check.check_numerics({"n2": (readbacks, {"controller", "gw0", "gw1"})}).passed
+    readbacks = gpu_numerics.read_readbacks(out / "readback-n2")
+    assert gpu_numerics.check_numerics({"n2": (readbacks, {"controller", "gw0", "gw1"})}).passed
     worker = next(r for r in readbacks if r["process"] == "gw1")
     worker["states"].append({"first": "claims/test_x.py::test_y", "count": 1, "state": _state(**changes)})
-    result = gpu_check.check_numerics({"n2": (readbacks, {"controller", "gw0", "gw1"})})
+    result = gpu_numerics.check_numerics({"n2": (readbacks, {"controller", "gw0", "gw1"})})
     assert not result.passed and any("gw1" in f and problem in f for f in result.failures), result.failures
-    assert gpu_check.check_numerics({"n2": ([], {"gw0"})}).failures[0] == "numerics: compared 0 entries"
-
-
-def test_a_tf32_flag_left_on_is_read_back() -> None:
-    """The read-back reads torch, not what was asked: a flag set after the pin shows."""
-    from llm_claims_lab.core.devices import pin_cuda_numerics
-
-    api = (torch.backends.cuda.matmul, torch.backends.cudnn.conv, torch.backends.cudnn.rnn)
-    before = (
-        [m.fp32_precision for m in api],
-        torch.backends.cudnn.benchmark,
-        torch.are_deterministic_algorithms_enabled(),
-        torch.is_deterministic_algorithms_warn_only_enabled(),
-    )
-    try:
-        pin_cuda_numerics()
-        assert gpu_check.unpinned(gpu_check.numerics()) == []
-        torch.backends.cudnn.conv.fp32_precision = "tf32"
-        assert gpu_check.unpinned(gpu_check.numerics()) == [
-            "TF32 not off: fp32_precision {'conv': 'tf32'} (expected ieee)"
-        ]
-    finally:
-        for m, value in zip(api, before[0]):
-            m.fp32_precision = value
-        torch.backends.cudnn.benchmark = before[1]
-        torch.use_deterministic_algorithms(before[2], warn_only=before[3])
+    assert gpu_numerics.check_numerics({"n2": ([], {"gw0"})}).failures[0] == "numerics: compared 0 entries"
 
 
 @SLOW
 def test_a_missing_worker_fails(dry_run) -> None:
     out, _ = dry_run
-    readbacks = [r for r in gpu_check.read_readbacks(out / "readback-n2") if r["process"] != "gw1"]
-    result = gpu_check.check_numerics({"n2": (readbacks, {"controller", "gw0", "gw1"})})
+    readbacks = [r for r in gpu_numerics.read_readbacks(out / "readback-n2") if r["process"] != "gw1"]
+    result = gpu_numerics.check_numerics({"n2": (readbacks, {"controller", "gw0", "gw1"})})
     assert not result.passed and "no read-back from ['gw1']" in result.failures[0]
 
 
@@ -225,7 +203,7 @@ def test_a_build_outside_strict_mode_fails(dry_run, tmp_path: Path) -> None:
     readback = json.loads(path.read_text())
     readback["states"][-1]["state"]["deterministic"] = "warn-only"
     path.write_text(json.dumps(readback))
-    result = gpu_check.check_strict([planted, b])
+    result = gpu_runs.check_strict([planted, b])
     assert not result.passed and all("under deterministic" in f and "warn-only" in f for f in result.failures)
     assert len(result.failures) == result.compared // 2  # every build of run a, none of b
 
@@ -235,109 +213,11 @@ def test_a_build_on_the_warm_cache_fails(dry_run, tmp_path: Path) -> None:
     out, _ = dry_run
     a, _, n2 = _runs(out)
     planted = _copy(a, tmp_path, cache="cache")
-    before = len(gpu_check.read_events(planted.cache))
+    before = len(gpu_runs.read_events(planted.cache))
     with (planted.cache / "events.jsonl").open("a") as f:
         f.write(json.dumps({"event": "build", "entry": "heads-x-0123456789abcdef", "pid": 1}) + "\n")
-    assert gpu_check.check_xdist(a, n2, len(gpu_check.read_events(a.cache))).passed
-    result = gpu_check.check_xdist(planted, dataclasses.replace(n2, cache=planted.cache), before)
+    assert gpu_runs.check_xdist(a, n2, len(gpu_runs.read_events(a.cache))).passed
+    result = gpu_runs.check_xdist(planted, dataclasses.replace(n2, cache=planted.cache), before)
     assert result.failures == [
         "n2: built heads-x-0123456789abcdef on a warm cache (its fingerprint depends on the process)"
     ]
-
-
-def test_zero_entries_fail(tmp_path: Path) -> None:
-    empty = [
-        SuiteRun(
-            n, tmp_path / f"cache-{n}", tmp_path / f"report-{n}", tmp_path / f"rb-{n}", tmp_path / "log", 0
-        )
-        for n in ("a", "b")
-    ]
-    for run in empty:
-        run.cache.mkdir()
-        run.report.mkdir()
-        (run.report / "results.json").write_text(json.dumps({"claims": []}))
-    for result in (
-        gpu_check.check_determinism(*empty),
-        gpu_check.check_strict(empty),
-        gpu_check.check_xdist(empty[0], empty[1], 0),
-        gpu_check.check_ledger(empty),
-        gpu_check.profile_steps({}, torch.device("cpu")),
-    ):
-        assert not result.passed and result.failures[0] == f"{result.name}: compared 0 entries", result.line()
-    assert gpu_check.compare_weights(empty[0].cache, empty[1].cache) == (0, [])
-
-
-def test_skipped_rows_alone_compare_nothing() -> None:
-    row = {"id": "x", "verdict": "skipped", "measured": None}
-    assert gpu_check.compare_rows({"x": row}, {"x": dict(row)}, "a vs b") == (0, [])
-
-
-@pytest.mark.filterwarnings(f"ignore:{gpu_check.SYNC_WARNING}")
-def test_a_sync_per_step_fails() -> None:
-    """A step that synchronizes (its warning, as set_sync_debug_mode('warn') gives it) is counted on any
-    device."""
-
-    def planted(steps: int) -> None:
-        for _ in range(steps):
-            warnings.warn(f"{gpu_check.SYNC_WARNING}")
-
-    result = gpu_check.profile_steps({"planted": planted}, torch.device("cpu"), window=(1, 3))
-    assert result.failures == ["steps: planted: 1 host-device syncs or blocking copies per step"]
-
-
-def test_device_events_count_copies_and_kernels() -> None:
-    cuda, cpu = torch.autograd.DeviceType.CUDA, torch.autograd.DeviceType.CPU
-
-    def event(name, device, us=2.0):
-        return SimpleNamespace(
-            name=name, device_type=device, time_range=SimpleNamespace(elapsed_us=lambda: us)
-        )
-
-    events = [
-        event("Memcpy HtoD (Pageable -> Device)", cuda),
-        event("void gemm_kernel<...>", cuda, 5.0),
-        event("Memset (Device)", cuda),
-        event("aten::mm", cpu),
-        event("Memcpy DtoH (Device -> Pageable)", cuda),
-    ]
-    assert gpu_check.device_events(events) == (1, 1, 5.0)
-
-
-def test_every_trainer_of_the_cuda_set_steps_on_cpu() -> None:
-    """The trainers the GPU check steps exist and run as called (two steps each on the CPU)."""
-    trainers = gpu_check.step_trainers(torch.device("cpu"))
-    assert sorted(trainers) == [
-        "extrapolation-learned",
-        "extrapolation-relative",
-        "extrapolation-sinusoidal",
-        "heads",
-        "skipgram",
-    ]
-    for train in trainers.values():
-        train(2)
-
-
-def test_cuda_selection_is_the_reduced_set() -> None:
-    """The CUDA selection collects the rows of learned, sinusoidal and relative extrapolation, every heads row
-    and the one skip-gram row, and nothing else."""
-    args, _ = gpu_check.SELECTIONS["cuda"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "--no-claims-report", *args],
-        cwd=gpu_check.ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    ids = [line for line in proc.stdout.splitlines() if "::" in line]
-    functions = {i.split("::")[1].split("[")[0] for i in ids}
-    assert functions == {
-        "test_learned",
-        "test_sinusoidal",
-        "test_relative_bias",
-        "test_learned_equals_sin_in_range",
-        "test_positional_vs_content",
-        "test_add_vs_concat",
-        "test_subspaces",
-        "test_ws353",
-    }, proc.stdout
-    assert [i for i in ids if "test_ws353" in i] == ["claims/test_word2vec.py::test_ws353[trained]"]
