@@ -1,6 +1,6 @@
 """The claims harness: a pytest plugin (entry point ``llm_claims``) that judges each declared claim's
-measurement against its tolerance and writes the report. Depends on pytest only; a suite tells it about its
-posts, devices and environment through hooks (:mod:`llm_claims_harness.hooks`).
+measurement against its tolerance and writes the report. Depends on pytest and filelock only; a suite tells it
+about its posts, devices and environment through hooks (:mod:`llm_claims_harness.hooks`).
 
 Declare a claim with :func:`llm_claims_harness.declare.claim` and end its test with ``verify(measured)``.
 

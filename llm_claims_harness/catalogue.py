@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from llm_claims_harness import lock
 from llm_claims_harness.atomic import remove_generated, write_text_atomic
 from llm_claims_harness.markdown import BUDGET
 from llm_claims_harness.pages import GENERATED
@@ -92,15 +93,16 @@ def pages(rows: Iterable[tuple[Declared, str]], registry: Registry, budget: int 
 
 
 def write(out: Path, rows: Iterable[tuple[Declared, str]], registry: Registry) -> Path:
-    """Write :func:`pages` of ``rows`` into the directory ``out`` atomically (a page of an earlier catalogue that
-    this one lacks is removed); returns the index's path.
+    """Write :func:`pages` of ``rows`` into the directory ``out`` atomically, under its report lock
+    (:func:`llm_claims_harness.lock.writing`: a page of an earlier catalogue that this one lacks is removed, never
+    one another run is writing); returns the index's path.
 
     Raises:
-        OSError: the directory cannot be created or written.
+        OSError: the directory cannot be created or written, or another run held its lock too long.
     """
-    out.mkdir(parents=True, exist_ok=True)
     texts = pages(rows, registry)
-    for name, text in texts.items():
-        write_text_atomic(out / name, text)
-    remove_generated(out, PAGE_GLOB, GENERATED, keep=set(texts))
+    with lock.writing(out):
+        for name, text in texts.items():
+            write_text_atomic(out / name, text)
+        remove_generated(out, PAGE_GLOB, GENERATED, keep=set(texts))
     return out / INDEX

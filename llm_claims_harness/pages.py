@@ -35,6 +35,7 @@ GENERATED = "<!-- written by llm-claims-harness at every run: edits here are los
 BEYOND, UNPLACED = "beyond", "unplaced"  # the pages of rows beyond the posts, and of rows of no registered post
 ON_POST_PAGE = ("post", "literal")
 _PART_HEAD = 300  # bytes kept free for a part's title while deciding where to split
+Stopped = frozenset[str]  # the ids of the runs that were interrupted (their environment's ``interrupted``)
 
 
 class ReportBudgetError(ValueError):
@@ -45,9 +46,10 @@ def run_name(run: str) -> str:
     return run[:8]
 
 
-def _run_lines(rows: list[Row]) -> list[str]:
+def _run_lines(rows: list[Row], stopped: Stopped) -> list[str]:
     by_run = Counter(r.run for r in rows)
-    return wrap("Measured by " + "; ".join(f"run `{run_name(run)}` ({plural(n, 'row')})"
+    return wrap("Measured by " + "; ".join(f"run `{run_name(run)}` ({plural(n, 'row')}"
+                                           + (", from an interrupted run" if run in stopped else "") + ")"
                                            for run, n in by_run.most_common())
                 + f" (the runs: [{INDEX}]({INDEX}))") + [""]
 
@@ -72,21 +74,23 @@ def _whole(rows: list[Row], links: str) -> list[str]:
     return [f"The whole page ({links}):", "", *_counts(rows), "This part:", ""]
 
 
-def _head(title: str, rows: list[Row], lines: list[str], whole: list[str] | None = None) -> list[str]:
+def _head(title: str, rows: list[Row], lines: list[str], stopped: Stopped,
+          whole: list[str] | None = None) -> list[str]:
     undecided = inconclusive(rows)
     return [GENERATED, f"# {title}", "", f"[← index]({INDEX})", "", *lines, *(whole or []), *_counts(rows),
-            *(wrap(f"Inconclusive: {', '.join(undecided)}") + [""] if undecided else []), *_run_lines(rows)]
+            *(wrap(f"Inconclusive: {', '.join(undecided)}") + [""] if undecided else []), *_run_lines(rows, stopped)]
 
 
 Book = dict[str, tuple[str, list[Row]]]  # a page and its parts: file name -> (text, rows)
 
 
-def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdown.Where, budget: int) -> Book:
+def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdown.Where, budget: int,
+          stopped: Stopped) -> Book:
     """The page of ``rows`` (``CLAIMS-<key>.md``), split into parts when they do not fit ``budget``; each part opens
-    with the counts of the whole page."""
+    with the counts of the whole page; rows of the ``stopped`` runs are marked as from an interrupted run."""
     def fits(part: list[Row]) -> bool:
         whole = _whole(rows, "") if len(part) < len(rows) else None  # its parts' links: within _PART_HEAD
-        return markdown.page(_head(title, part, lines, whole), part, where, budget - _PART_HEAD) is not None
+        return markdown.page(_head(title, part, lines, stopped, whole), part, where, budget - _PART_HEAD) is not None
 
     def split(part: list[Row]) -> list[list[Row]]:
         if fits(part):
@@ -105,7 +109,7 @@ def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdo
     out: Book = {}
     for k, (file, part) in enumerate(zip(files, parts), 1):
         suffix = f" (part {k} of {len(parts)})" if len(parts) > 1 else ""
-        text = markdown.page(_head(title + suffix, part, lines, whole), part, where, budget)
+        text = markdown.page(_head(title + suffix, part, lines, stopped, whole), part, where, budget)
         if text is None:
             raise ReportBudgetError(f"{file}: over {budget} bytes")
         out[file] = text, part
@@ -120,6 +124,7 @@ def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, cata
         ReportBudgetError: a page cannot be kept within ``budget`` (one row alone is over it).
     """
     books: dict[str, Book] = {}
+    stopped = frozenset(run for run, env in doc.runs.items() if env.get("interrupted"))
     registered = {p.id for p in registry.posts}
     for post in registry.posts:
         rows = order.by_sentence(sorted((r for r in doc.rows if r.kind in ON_POST_PAGE and r.post == post.id),
@@ -127,19 +132,20 @@ def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, cata
         if rows:
             sections = [f"- **{s.short}**: {cut(s.title, 150)}" for s in post.sections]
             books[post.id] = _book(post.id, post.cited(), rows, ["Sections (§):", "", *sections, ""],
-                                   lambda r: registry.label(r.post, r.section).removeprefix(f"{r.post} "), budget)
+                                   lambda r: registry.label(r.post, r.section).removeprefix(f"{r.post} "), budget,
+                                   stopped)
     unplaced = [r for r in doc.rows if r.kind in ON_POST_PAGE and r.post not in registered]
     if unplaced:
         books[UNPLACED] = _book(UNPLACED, "Rows of no registered post",
                                 order.by_sentence(sorted(unplaced, key=lambda r: order.natural(r.id))),
                                 wrap("Rows of an earlier report whose post is not registered now, or not recorded (a "
                                      "report of an earlier schema): run their test files again to place them.") + [""],
-                                lambda r: " ".join(p for p in (r.post, r.section) if p) or "?", budget)
+                                lambda r: " ".join(p for p in (r.post, r.section) if p) or "?", budget, stopped)
     rest = order.by_sentence(sorted((r for r in doc.rows if r.kind not in ON_POST_PAGE),
                                     key=lambda r: order.beyond(r, registry)))
     if rest:
         books[BEYOND] = _book(BEYOND, "Beyond the posts: further claims and controls", rest, [],
-                              lambda r: registry.label(r.post, r.section), budget)
+                              lambda r: registry.label(r.post, r.section), budget, stopped)
     index = _index(doc, registry, books, catalogue)
     if len(index.encode("utf-8")) > budget:
         raise ReportBudgetError(f"{INDEX}: {len(index.encode('utf-8'))} bytes, over its budget of {budget}")
@@ -210,4 +216,6 @@ def run_lines(run: str, env: dict, rows: list[Row]) -> list[str]:
             f"  - Python {env.get('python', '?')} · {env.get('platform', '?')}" + (f" · {cut(suite, 300)}" if suite else ""),
             f"  - device {env.get('device', '?')} (rows: " + ", ".join(f"{k} {v}" for k, v in on.most_common())
             + f") · seeds {seeds} · xdist workers: {env.get('xdist_workers', '?')}",
-            f"  - command `{cut(env.get('command', '?'), 200)}` · {env.get('wall_s', '?')} s"]
+            f"  - command `{cut(env.get('command', '?'), 200)}` · {env.get('wall_s', '?')} s",
+            *([f"  - ⚠ **interrupted** ({cut(env['interrupted'], 200)}): the run ended before measuring all it "
+               "selected; each of its rows was measured in full"] if env.get("interrupted") else [])]

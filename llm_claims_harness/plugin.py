@@ -103,6 +103,7 @@ class RunState:
         self.written: Path | None = None
         self.warning = ""
         self.unwritten = ""  # why the report could not be written, when it could not
+        self.signal = ""  # the Ctrl-C or pytest.exit() that ended the run, when one did
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -117,15 +118,17 @@ class RunState:
         """xdist controller: learn what the workers collected (each worker collects everything)."""
         self.collected.update(getattr(node, "workeroutput", {}).get("claims_collected", {}))
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo) -> None:
+        self.signal = f"{excinfo.typename}: {excinfo.value}".removesuffix(": ")
+
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         config = self.config
-        if hasattr(config, "workerinput") or config.getoption("no_claims_report"):
-            return
-        if not self.rows:
+        if hasattr(config, "workerinput") or config.getoption("no_claims_report") or not self.rows:
             return
         out = report_dir(config)
-        env = environment.describe(config, plan(config), wall_s=time.time() - self.started)
+        env = environment.describe(config, plan(config), wall_s=time.time() - self.started,
+                                   interrupted=environment.interruption(session, exitstatus, self.signal))
         try:
             self.written, self.warning = results.write(out, results.Measured(
                 run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected,

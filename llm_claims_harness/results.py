@@ -2,9 +2,10 @@
 report, and the one loader every reader shares (the merge, the Markdown pages, the comparison).
 
 The document holds ``schema``; ``runs``, each run's environment by run id (stored once, however many rows it
-measured); ``latest_run``; ``summary``, verdict counts per kind; ``measured_this_run``; ``not_carried``, earlier
-rows left out because their claim's declared version changed; ``warning``, why nothing was carried from the previous
-file (empty when all is well); ``claims``, the rows by test file then id, each pointing at the run that measured it.
+measured; its ``interrupted`` says why the run ended before measuring all it selected, empty when it did not: a row
+of such a run is marked on the pages); ``latest_run``; ``summary``, verdict counts per kind; ``measured_this_run``;
+``not_carried``, earlier rows left out because their claim's declared version changed; ``warning``, why nothing
+was carried from the previous file (empty when all is well); ``claims``, the rows by test file then id, each pointing at the run that measured it.
 The row's fields are stated once, in :mod:`llm_claims_harness.row`; ``SCHEMA.md`` is generated from them.
 ``samples.jsonl`` beside it holds the per-item logs of rows that score items, one JSON object per line
 (``id``: the row, ``run``, ``item``).
@@ -12,24 +13,27 @@ The row's fields are stated once, in :mod:`llm_claims_harness.row`; ``SCHEMA.md`
 Partial runs (``-k``, ``-m``, a file path) **merge by id**: a row this run measured replaces the old one; a row it
 did not measure is kept as it was, still pointing at the run that measured it, unless (a) its id is no longer
 declared in its test file, which this run collected (dropped as stale), or (b) this run collected its claim under
-another ``version`` (listed in ``not_carried``: its value answered another protocol). Files are written atomically;
-an unreadable previous file is not merged, and ``warning`` says so.
+another ``version`` (listed in ``not_carried``: its value answered another protocol). Files are written atomically,
+the read, merge and writes under the report directory's lock (runs sharing it write in turn, none losing the other's
+rows); an unreadable previous file is not merged, and ``warning`` says so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
 from pathlib import Path
 from typing import Any
 
-from llm_claims_harness import migrate, pages
+from llm_claims_harness import lock, migrate, pages
 from llm_claims_harness.atomic import remove_generated, temporary_files, write_text_atomic
 from llm_claims_harness.order import natural
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import ORDER, count
 from llm_claims_harness.row import Row, fields_doc
+from llm_claims_harness.text import utf8
 
 SCHEMA = {"name": "llm-claims-results", "version": 5}
 STALE_S = 60  # a report's temporary file older than this is a killed run's (writing one takes milliseconds)
@@ -189,22 +193,30 @@ def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
 
 def write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
     """Merge with the previous report in ``out`` and write ``results.json``, ``samples.jsonl``, the Markdown pages
-    (:func:`llm_claims_harness.pages.pages`; pages of an earlier layout are removed) and ``SCHEMA.md``.
+    (:func:`llm_claims_harness.pages.pages`; pages of an earlier layout are removed) and ``SCHEMA.md``, holding the
+    directory's lock from the read to the last write (:func:`llm_claims_harness.lock.writing`): a run that shares
+    ``out`` waits, then merges on top of this one.
 
     Returns the path of the index page and a warning (empty when none). Raises ``OSError`` when ``out`` cannot be
-    written.
+    written, or another run held its lock too long.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    with lock.writing(out):
+        return _write(out, run, registry)
+
+
+def _write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
     for stale in temporary_files(out):  # left by a killed run; never read
-        if time.time() - stale.stat().st_mtime > STALE_S:  # a younger one may be another run's, being written
-            stale.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):  # another writer's, moved onto its name meanwhile
+            if time.time() - stale.stat().st_mtime > STALE_S:  # a younger one may be another writer's, being written
+                stale.unlink(missing_ok=True)
     previous, warning = load(out / "results.json")
     if warning:  # kept for a person to look at: never overwritten with a report that could not carry its rows
         (out / "results.json").replace(out / UNREADABLE)
         warning += f"; it is kept as {UNREADABLE}"
     doc = merge(previous, run, warning)
     samples, lost = _samples(out, doc, run)
-    doc = dataclasses.replace(doc, warning="; ".join(filter(None, [doc.warning, lost])))
+    # a warning names files, whose path may hold bytes the locale could not decode
+    doc = dataclasses.replace(doc, warning=utf8("; ".join(filter(None, [doc.warning, lost]))))
     texts = pages.pages(doc, registry, catalogue=(out / "CATALOGUE.md").exists())
     write_text_atomic(out / "results.json", json.dumps(doc.to_dict(), indent=1, ensure_ascii=False) + "\n")
     write_text_atomic(out / SAMPLES, samples)

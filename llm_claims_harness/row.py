@@ -13,6 +13,7 @@ import dataclasses
 import math
 from typing import Any
 
+from llm_claims_harness.text import utf8
 from llm_claims_harness.tolerance import Tolerance
 
 
@@ -22,7 +23,8 @@ def _f(doc: str, **kwargs: Any) -> Any:
 
 def jsonable(value: Any) -> Any:
     """Plain JSON types only: numpy scalars and 0-d arrays become Python numbers (a row must also cross
-    pytest-xdist's channel, which refuses anything else), non-finite floats their text."""
+    pytest-xdist's channel, which refuses anything else), non-finite floats their text, and text as UTF-8 holds it
+    (:func:`llm_claims_harness.text.utf8`: a path or an argument the locale could not decode)."""
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:
         value = value.item()  # numpy scalar or 0-d tensor
     if isinstance(value, float):
@@ -30,10 +32,12 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if value is None or isinstance(value, (bool, int, float, str)):
+        return {utf8(str(k)): jsonable(v) for k, v in value.items()}
+    if isinstance(value, str):
+        return utf8(value)
+    if value is None or isinstance(value, (bool, int, float)):
         return value
-    return str(value)
+    return utf8(str(value))
 
 
 @dataclasses.dataclass(frozen=True)

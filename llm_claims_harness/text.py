@@ -42,6 +42,24 @@ def inline(text: Any) -> str:
     return _INLINE.sub(r"\\\1", " ".join(str(text).split()))
 
 
+def utf8(text: str) -> str:
+    """``text`` as UTF-8 can hold it, the same text when it can. A command-line argument, a file name or an
+    environment variable that the locale could not decode holds its bytes as lone surrogates (Python's
+    ``surrogateescape``, PEP 383: ``LC_ALL=C`` with a Korean argument): those bytes are read as UTF-8 (the
+    argument's own text when it was UTF-8), and a byte or a lone surrogate that is still not text is written as a
+    backslash escape (``\\xeb``, ``\\ud800``), never a crash."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate outside surrogateescape's range: no byte it stood for
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 def plural(n: int, noun: str) -> str:
     """``1 row``, ``2 rows``."""
     return f"{n} {noun}" + ("" if n == 1 else "s")

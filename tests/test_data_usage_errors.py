@@ -58,7 +58,7 @@ def test_default_data_from_a_mirror_is_found(suite: pytest.Pytester, monkeypatch
     (("--claims-ko-eval-dir", "empty"), "lacks WS353_korean.csv and word_analogy_korean.txt: expected*"),
     (("CLAIMS_KO_EVAL_DIR", "absent"), "$CLAIMS_KO_EVAL_DIR names *absent, which lacks WS353_korean.csv"),
     (("--claims-data-dir", "a_file"), "--claims-data-dir names *a_file, which is not a directory"),
-    (("CLAIMS_DATA_DIR", "a_file/sub"), "which does not exist and cannot be created under *a_file"),
+    (("CLAIMS_DATA_DIR", "a_file/sub"), "which is not a directory this run can write in (cannot be created: *a_file is not a directory)"),
     (("--claims-data-mirror", "empty"), "lacks 22 of the 22 mirrored files*corpus_ko/raw/wiki_00.xz*"),
     (("CLAIMS_DATA_MIRROR", "absent"), "$CLAIMS_DATA_MIRROR names *absent, which is not a directory*"),
     (("--claims-data-mirror", "ftp://example.org/data"), "expected a directory, a file:// URL or an http*"),

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,9 @@ def harness_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
                     "--no-index", "--target", str(site), str(source)], check=True, capture_output=True, timeout=300)
     wanted: set[str] = set()
-    _needs("pytest", wanted)
+    harness = tomllib.loads((ROOT / "llm_claims_harness" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for text in harness["dependencies"]:  # what the harness declares, and what that needs
+        _needs(Requirement(text).name, wanted)
     for name in sorted(wanted):
         dist = importlib.metadata.distribution(name)
         for top in _top_level(dist):

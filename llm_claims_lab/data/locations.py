@@ -18,6 +18,7 @@ import platformdirs
 import pooch
 import requests
 
+from llm_claims_harness.paths import not_writable_dir
 from llm_claims_lab.data.registry import DataSet, PublishedFile, Registry, mirror_layout
 
 DATA_DIR_ENV = "CLAIMS_DATA_DIR"
@@ -66,15 +67,11 @@ def data_dir(option: str | None, flag: str = "--claims-data-dir") -> Path:
     if named is None:
         return Path(platformdirs.user_cache_dir("llm-claims")) / "data"
     path, how = Path(named[0]).expanduser().absolute(), named[1]
-    existing = next(p for p in (path, *path.parents) if p.exists())
-    if existing == path and not path.is_dir():
-        problem = "is not a directory"
-    elif existing != path and not (existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)):
-        problem = f"does not exist and cannot be created under {existing}"
-    else:
+    problem = not_writable_dir(path)  # the harness's check: dangling links and loops too
+    if problem is None:
         return path
-    raise ExplicitPathError(f"{how} names {path}, which {problem}: expected a directory for the data cache "
-                            f"(an existing one, or one this run can create)")
+    raise ExplicitPathError(f"{how} names {path}, which is not a directory this run can write in ({problem}): "
+                            f"expected a directory for the data cache (an existing one, or one this run can create)")
 
 
 def unwritable(root: Path, exc: OSError) -> DataError:
