@@ -1,8 +1,8 @@
 """Shared by the length-extrapolation claims (``test_extrapolation*.py``): the protocol's source and
 deviation, the effect-size tolerances, post A's table, and the mean and calibrated noise of a row over seeds.
 
-Not a test module (no ``test_`` prefix): pytest's default import mode puts ``claims/`` on ``sys.path``, so the
-claim modules import it as ``extrapolation_common``.
+Not a test module (no ``test_`` prefix): the claim modules import it as ``claims.extrapolation_common``, a name that resolves
+from the repository root (``pythonpath = ["."]``) under every pytest import mode, ``importlib`` included.
 """
 
 from __future__ import annotations

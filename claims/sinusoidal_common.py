@@ -1,8 +1,8 @@
 """Shared by the sinusoidal-encoding claims (``test_sinusoidal*.py``, ``test_position_tables.py``): post A's
 gaps, their printed means and stds, the post's code for those stds, and the long table's size.
 
-Not a test module (no ``test_`` prefix): pytest's default import mode puts ``claims/`` on ``sys.path``, so the
-claim modules import it as ``sinusoidal_common``.
+Not a test module (no ``test_`` prefix): the claim modules import it as ``claims.sinusoidal_common``, a name that resolves
+from the repository root (``pythonpath = ["."]``) under every pytest import mode, ``importlib`` included.
 """
 
 import torch

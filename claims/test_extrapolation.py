@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from extrapolation_common import CHANCE, DEVIATION, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
+from claims.extrapolation_common import CHANCE, DEVIATION, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
 
 from llm_claims_harness.declare import Case, Quote, at_most, claim, close
 from llm_claims_lab.extrapolation import CURVE_STEPS

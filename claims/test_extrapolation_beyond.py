@@ -14,7 +14,7 @@ import statistics
 
 import pytest
 
-from extrapolation_common import (DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, SWEEP_STEPS, _drop_noise,
+from claims.extrapolation_common import (DEVIATION, KEEPS, LEARNS, POST_RUNS, REPRODUCE, SOURCE, SWEEP_STEPS, _drop_noise,
                                   _mean, _noise)
 from llm_claims_harness.declare import Case, Revision, at_most, claim
 from llm_claims_harness.measure import DECISION_LEVEL

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from extrapolation_common import DEVIATION, KEEPS, LEARNS, _drop_noise, _mean
+from claims.extrapolation_common import DEVIATION, KEEPS, LEARNS, _drop_noise, _mean
 from llm_claims_harness.declare import Case, claim
 from llm_claims_lab.extrapolation import CLIP_DISTANCE, CLIP_SWEEP, MASKED_SCHEMES
 

@@ -15,7 +15,7 @@ import statistics
 
 import torch
 
-from extrapolation_common import DEVIATION, KEEPS, POST_RUNS, SOURCE, _mean
+from claims.extrapolation_common import DEVIATION, KEEPS, POST_RUNS, SOURCE, _mean
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
 from llm_claims_lab.extrapolation import (
     EVAL_SEQUENCES,

@@ -6,7 +6,7 @@ cached runs as ``claims/test_extrapolation.py``: nothing is trained here.
 from __future__ import annotations
 
 import pytest
-from extrapolation_common import DEVIATION, KEEPS, LEARNS, _drop_noise, _mean, _noise
+from claims.extrapolation_common import DEVIATION, KEEPS, LEARNS, _drop_noise, _mean, _noise
 
 from llm_claims_harness.declare import Case, Quote, at_most, claim
 

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from llm_claims_harness.declare import at_least, claim
-from word2vec_common import NS_QUOTE
+from claims.word2vec_common import NS_QUOTE
 
 VOCAB, DIM, BATCH, NEGATIVES = 10_000, 100, 1024, 8  # post A, word2vec_zero.py
 

@@ -11,7 +11,7 @@ from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, ex
 from llm_claims_lab.positional import (ClippedRelativePositionBias, LearnedPositionalEmbedding, RelativePositionBias,
                                        SinusoidalPositionalEncoding, T5RelativePositionBias, relative_offsets,
                                        sinusoidal_table)
-from sinusoidal_common import WIDE
+from claims.sinusoidal_common import WIDE
 
 POST_A_LTE, CLIP_K = 40, 16  # post A's exp. 3 length (its relative bias has 2·Lte − 1 entries); Shaw et al.'s k
 

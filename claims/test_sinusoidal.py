@@ -8,7 +8,7 @@ import torch
 from llm_claims_harness.declare import Case, Quote, Revision, at_least, at_most, claim, close, exact
 from llm_claims_lab.positional.figures import plot_dot_by_gap, plot_sinusoidal_table
 from llm_claims_lab.positional import frequencies, shift_matrix, sinusoidal_table
-from sinusoidal_common import GAPS, POST_GAP_MEAN, POST_GAP_ROWS, POST_GAP_STD, WIDE, post_code_gap_std
+from claims.sinusoidal_common import GAPS, POST_GAP_MEAN, POST_GAP_ROWS, POST_GAP_STD, WIDE, post_code_gap_std
 
 POST_B = "Post B, 'small PyTorch implementation' (max_len=8, d_model=6)"
 POST_A_PROPERTY = "Post A, exp. 3 'pe_probe.py --exp property' (L=64, d=128)"

@@ -11,7 +11,7 @@ import torch
 
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
 from llm_claims_lab.positional import frequencies, sinusoidal_table
-from sinusoidal_common import GAPS, LONG, POST_GAP_MEAN, WIDE
+from claims.sinusoidal_common import GAPS, LONG, POST_GAP_MEAN, WIDE
 
 FLOAT64_RISE = at_most(1e-9, "monotone up to float64 rounding: dot products of size ≤ 64 err by ~1e-13; "
                              "a real rise is of order 0.01–1")

@@ -21,7 +21,7 @@ from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.word2vec.figures import plot_relatedness, write_neighbour_table
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.word2vec.stemming import strip_particle
-from word2vec_common import (ANALOGY_BOUND, CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, TOO_LITTLE, analogy_items,
+from claims.word2vec_common import (ANALOGY_BOUND, CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, TOO_LITTLE, analogy_items,
                              analogy_items_needed, covered, neighbours, per_seed, training_seed_noise, vocabulary,
                              ws353_vocabulary)
 

@@ -14,7 +14,7 @@ from llm_claims_harness.declare import Case, at_least, claim
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.word2vec.skipgram import SkipGramConfig
 from llm_claims_lab.core.stats import bootstrap
-from word2vec_common import KERNELS_DEVIATION, training_seed_noise, ws353_vocabulary
+from claims.word2vec_common import KERNELS_DEVIATION, training_seed_noise, ws353_vocabulary
 
 STEPS = SkipGramConfig(seed=0).snapshots  # the snapshot steps of the protocol's run
 

@@ -25,7 +25,7 @@ from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.core.analogy import analogy_rank, answer
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.core.stats import mean_over_seeds, proportion_interval
-from word2vec_common import (ANALOGY_BOUND, KERNELS_DEVIATION, analogy_hits, analogy_items, analogy_items_needed,
+from claims.word2vec_common import (ANALOGY_BOUND, KERNELS_DEVIATION, analogy_hits, analogy_items, analogy_items_needed,
                              covered, per_seed, plant_analogies, training_seed_noise, vocabulary, ws353_vocabulary)
 
 NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-seed … +39): each costs a random draw

@@ -19,7 +19,7 @@ from llm_claims_harness.declare import Case, at_least, at_most, claim
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.core.analogy import token_id
 from llm_claims_lab.core.stats import PERMUTATIONS, paired_permutation_test, proportion_interval
-from word2vec_common import CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary
+from claims.word2vec_common import CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary
 
 LISTED = sum(map(len, POST_NEIGHBOURS.values()))  # 30 = 5 queries × 6 neighbours
 SHARED = 2  # chance puts ≥ 2 of the 30 among our lists with probability < 0.03 % (see the tolerance)

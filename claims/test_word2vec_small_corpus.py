@@ -6,7 +6,7 @@ import collections
 
 import pytest
 import torch
-from word2vec_common import KERNELS_DEVIATION, TOO_LITTLE, per_seed, vocabulary
+from claims.word2vec_common import KERNELS_DEVIATION, TOO_LITTLE, per_seed, vocabulary
 
 from llm_claims_harness.declare import Quote, at_least, at_most, claim
 from llm_claims_lab.core.analogy import analogy, analogy_cosines, answer, cosine, listing, token_id

@@ -21,7 +21,7 @@ from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, a
 from llm_claims_lab.core.stats import items_to_decide
 from llm_claims_lab.word2vec.relatedness import rho_difference_items
 from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
-from word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
+from claims.word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")

@@ -16,7 +16,7 @@ from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
 from llm_claims_lab.word2vec.skipgram import SkipGram
 from llm_claims_lab.word2vec.timing import time_steps
 from llm_claims_lab.core.stats import mean_over_seeds
-from word2vec_common import KERNELS_DEVIATION, NS_QUOTE
+from claims.word2vec_common import KERNELS_DEVIATION, NS_QUOTE
 
 BLOCKS, PAIRS = 5, 8  # timed steps of each kind: PAIRS per block, each block on a fresh copy of the model
 

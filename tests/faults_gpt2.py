@@ -9,6 +9,7 @@ not depend on the size is tried on a tiny GPT-2 taken for GPT-2 small (``GPT2_SM
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -21,8 +22,8 @@ from gpt2_checkpoints import (as_blob, glove_package, gpt2_shapes, hf_cache_snap
 
 from llm_claims_lab.pretrained import embeddings
 from llm_claims_lab import tokenizers
-from llm_claims_lab.pretrained.embeddings import (EmbeddingsUnavailable, GPT2DirError, GPT2SourceWarning, check_gpt2_dir,
-                                       gpt2_model, gpt2_wte)
+from llm_claims_lab.pretrained.embeddings import (GPT2_SMALL, EmbeddingsUnavailable, GPT2DirError, GPT2SourceWarning,
+                                                  check_gpt2_dir, gpt2_model, gpt2_wte)
 
 WTE_SHAPES = {"wte rows fewer": [50000, 768], "wte rows more": [50300, 768], "wte width 1024": [50257, 1024],
               "wte width 16": [50257, 16], "wte rank": [50257, 768, 1]}
@@ -215,6 +216,26 @@ def config_wrong_shape(tmp_path: Path, variant: str) -> None:
     sparse_safetensors(path, gpt2_shapes())
     value = {"n_layer": 6, "n_head": 16, "n_embd": 1024, "n_positions": 2048, "vocab_size": 50258}[variant]
     _refused(path, names=write_config(path, **{variant: value}, **({"n_head": 16} if variant == "n_embd" else {})))
+
+
+WRONG_TYPES = {'"768" for n_embd': ("n_embd", "768"), "768.0 for n_embd": ("n_embd", 768.0),
+               '"12" for num_hidden_layers': ("num_hidden_layers", "12")}
+
+
+@scenario("GPT-2 config.json", "wrong type", tuple(WRONG_TYPES))
+def config_wrong_type(tmp_path: Path, variant: str) -> None:
+    """A field of GPT-2 small's value in another JSON type (a string, a float; under its own name or transformers'
+    alias) is refused, the message showing the value as it is (``n_embd = '768'``), never as the
+    number it looks like."""
+    path = tmp_path / "gpt2"
+    config = _small_with_config(path)
+    field, value = WRONG_TYPES[variant]
+    config.write_text(json.dumps({**json.loads(config.read_text()), field: value}))
+    shown = {"num_hidden_layers": "n_layer"}.get(field, field)
+    expected = f"{shown} = {value!r} (GPT-2 small: {GPT2_SMALL[shown]!r})"
+    _refused(path, names=config)
+    with pytest.raises(GPT2DirError, match=re.escape(expected)):
+        check_gpt2_dir(path)
 
 
 # --- GPT-2 tokenizer ---------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Claim modules run with a planted bug: the runner of the mutation tests (``tests/test_*_catch_bugs.py``).
 
-A mutation test copies the claim modules a bug concerns into a ``pytester`` directory, with every shared
-``claims/*_common.py`` helper, plants the bug (Python source, run at the end of a copy of the suite's conftest), runs
-pytest there in a subprocess and reads the report that run writes.
+A mutation test copies the claim modules a bug concerns into a ``pytester`` directory, plants the bug (Python source,
+run at the end of a copy of the suite's conftest), runs pytest there in a subprocess and reads the report that run
+writes. The claims' shared helpers (``claims/*_common.py``) are not copied: the modules import them as
+``claims.<helper>`` from the repository root, which the subprocess has on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ def run_with_bug(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mod
     """Run the claim ``modules`` (file names in ``claims/``) with ``patch`` planted, passing ``args`` to pytest: the
     subprocess's result and the rows of the report it wrote, by id (none when it wrote no report)."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    for path in sorted({*(ROOT / "claims" / name for name in modules), *(ROOT / "claims").glob("*_common.py")}):
-        shutil.copy(path, pytester.path / path.name)
+    for name in modules:
+        shutil.copy(ROOT / "claims" / name, pytester.path / name)
     conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
     pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)

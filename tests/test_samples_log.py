@@ -5,8 +5,6 @@ pairs, 3CosAdd questions) on a handmade five-word table, each giving the score i
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +16,6 @@ from llm_claims_lab.core.analogy import WordList, analogy, analogy_rank, answer,
 from llm_claims_lab.word2vec.ko_eval import Analogy, ScoredPair
 from llm_claims_lab.word2vec.relatedness import (rho_difference, rho_difference_items, spearman, word_vectors,
                                                  ws353_items, ws353_score)
-
-ROOT = Path(__file__).resolve().parents[1]
 
 CLAIMS = '''
 from llm_claims_harness.declare import claim, exact
@@ -175,10 +171,8 @@ def test_answer_goes_through_the_scoring_the_mutation_tests_patch(monkeypatch: p
     assert not answer(TABLE, VOCAB, "king", "man", "woman", "queen").correct
 
 
-def test_analogy_items_count_what_analogy_hits_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "claims"))
-    sys.modules.pop("word2vec_common", None)
-    from word2vec_common import analogy_hits, analogy_items, per_seed
+def test_analogy_items_count_what_analogy_hits_counts() -> None:
+    from claims.word2vec_common import analogy_hits, analogy_items, per_seed
 
     items = [Analogy("man", "king", "woman", "queen"), Analogy("woman", "queen", "man", "king"),
              Analogy("king", "man", "queen", "apple")]  # a : b = c : d, asked as b − a + c

@@ -59,7 +59,7 @@ def extrapolation_lab(weight_cache, device):
     return ExtrapolationLab(weight_cache, device, sweep=SWEPT_SCHEMES)
 """
 # every extrapolation claims module, so a row moved to a new module is still copied
-FILES = sorted(p.name for p in (ROOT / "claims").glob("test_extrapolation*.py")) + ["extrapolation_common.py"]
+FILES = sorted(p.name for p in (ROOT / "claims").glob("test_extrapolation*.py"))
 MAIN, MECHANISMS, BEYOND, FOOTING, POST_B = (f"test_extrapolation{part}.py::"
                                              for part in ("", "_mechanisms", "_beyond", "_footing", "_post_b"))
 

@@ -209,9 +209,11 @@ def _header_dims(f, key: str) -> dict[str, int]:
 
 
 def _check_dims(where: Path, found: Mapping[str, object], expect: Dims | None) -> None:
-    """Raises EmbeddingsUnavailable naming ``where`` when a dimension in ``found`` differs from ``expect``."""
-    wrong = [f"{k} = {found[k]} (GPT-2 small: {v})" for k, v in (expect or {}).items()
-             if k in found and found[k] != v]
+    """Raises EmbeddingsUnavailable naming ``where`` when a dimension in ``found`` differs from ``expect`` in value
+    or in type (config.json's ``"768"`` or ``768.0`` is not the integer 768); each wrong value is shown with
+    ``repr``, so ``n_embd = '768'`` reads as the string it is."""
+    wrong = [f"{k} = {found[k]!r} (GPT-2 small: {v!r})" for k, v in (expect or {}).items()
+             if k in found and (type(found[k]) is not type(v) or found[k] != v)]
     if wrong:
         raise EmbeddingsUnavailable(f"{where} is not GPT-2 small: {', '.join(wrong)}")
 

@@ -3,7 +3,7 @@
 The default corpus is the cleaned Korean Wikipedia text of :mod:`llm_claims_lab.data` (CC BY-SA 3.0; its
 ``SOURCES.txt`` and ``attribution.tsv.xz`` lie beside it in the data directory), fetched and built on first
 use. ``--claims-corpus PATH`` or the environment variable ``CLAIMS_CORPUS`` names another UTF-8 text file
-(``.xz`` or plain), one paragraph per line.
+(``.xz`` or plain), one paragraph per line; a UTF-8 byte-order mark at its start is stripped, with a warning.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import collections
 import dataclasses
 import hashlib
 import lzma
+import warnings
 from pathlib import Path
 
 import torch
@@ -22,10 +23,19 @@ from llm_claims_lab.word2vec.stemming import strip_particle
 
 ENV_VAR = "CLAIMS_CORPUS"
 EXPECTED = "a UTF-8 text file (.txt or .txt.xz), one paragraph per line"
+BOM = "\ufeff"  # U+FEFF, the byte-order mark some editors write at the start of a UTF-8 file (EF BB BF)
 
 
 class CorpusUnavailable(RuntimeError):
     """The corpus file is missing or unreadable; the message says how to provide one."""
+
+
+class CorpusByteOrderMark(UserWarning):
+    """The corpus file starts with a UTF-8 byte-order mark: it is stripped, not read as part of the first word;
+    said once per file and process (the file is read at configure time and again when the corpus is built)."""
+
+
+_BOM_SAID: set[Path] = set()  # the files CorpusByteOrderMark was issued for in this process
 
 
 def explicit_corpus(option: str | None) -> Path | None:
@@ -56,7 +66,8 @@ def corpus_path(option: str | None, store: data.Store) -> Path:
 
 
 def read_paragraphs(path: Path) -> list[str]:
-    """Lines of a UTF-8 text file, ``.xz``-compressed or plain.
+    """Lines of a UTF-8 text file, ``.xz``-compressed or plain, without a byte-order mark at its start (stripped:
+    :class:`CorpusByteOrderMark`, once per file).
 
     Raises:
         CorpusUnavailable: missing, unreadable, not UTF-8, a truncated xz file, a Git LFS pointer or an HTML page
@@ -73,6 +84,13 @@ def read_paragraphs(path: Path) -> list[str]:
         raise CorpusUnavailable(f"corpus at {path} is a truncated xz file (its stream ends early): {fix}") from None
     except (OSError, lzma.LZMAError, UnicodeDecodeError) as exc:
         raise CorpusUnavailable(f"corpus at {path} is unreadable ({type(exc).__name__}: {exc}): {fix}") from None
+    if text.startswith(BOM):
+        text = text[len(BOM):]
+        if path.resolve() not in _BOM_SAID:
+            _BOM_SAID.add(path.resolve())
+            warnings.warn(CorpusByteOrderMark(
+                f"corpus at {path} starts with a UTF-8 byte-order mark (U+FEFF): stripped, so that it is not read "
+                "as part of the first word"), stacklevel=2)
     other = wrong_format(text[:200].encode("utf-8"))
     if other:
         raise CorpusUnavailable(f"corpus at {path} is {other}: {fix}")
