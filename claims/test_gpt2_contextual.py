@@ -16,6 +16,7 @@ from llm_claims_lab.pretrained.contextual import (MONEY_BANK, PASSAGES, RIVER_BA
 from llm_claims_lab.core.stats import standard_error
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
 from llm_claims_harness.measure import DECISION_LEVEL
+from claims.gpt2_common import judged_on_published
 
 BOOTSTRAP = 1000  # resamplings of the sentences behind the noise of gpt2.bank_senses[last_layer]
 RANDOM_SUBSPACES = 2000  # draws of the random baseline of gpt2.wte_wpe_subspaces[vs_random]
@@ -69,6 +70,7 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
     },
 )
 def test_bank_senses(verify, gpt2_model, bank_states, generator, case):
+    verify = judged_on_published(verify, gpt2_model.source)
     states, ids, positions = bank_states  # [L + 1, N, D]
     details = {"token ids of ' bank'": sorted(set(ids)), "positions": sorted(set(positions)),
                "weights": gpt2_model.source}
@@ -154,6 +156,7 @@ KEYS = {"previous_token": "previous", "first_token": "first"}
 def test_positional_heads(verify, request, device, case):  # device: the row records where it was measured
     key, _, untrained = case.partition("-")
     source, masses = request.getfixturevalue("untrained_masses" if untrained else "trained_masses")  # [N, L, H]
+    verify = judged_on_published(verify, source)  # the untrained controls read no published weights
     mean = masses[KEYS[key]].mean(0)  # [L, H]
     layer, head = divmod(int(mean.argmax()), mean.shape[1])
     per_passage = masses[KEYS[key]][:, layer, head]  # [N]
@@ -229,6 +232,7 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
                  "99.73 % interval (issue 18)",
 )
 def test_wte_wpe_subspaces(verify, gpt2_model, table_subspaces, generator, case):
+    verify = judged_on_published(verify, gpt2_model.source)
     positions, cosines = table_subspaces  # [D, K], [K]
     d, k = positions.shape
     details = {"K": k, "smallest angle (°)": round(smallest_angle(cosines), 2),

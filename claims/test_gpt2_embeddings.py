@@ -16,6 +16,7 @@ from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, an
                               share_at_least, token_id)
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, close, exact
 from llm_claims_harness.measure import DECISION_LEVEL
+from claims.gpt2_common import judged_on_published
 
 POST_A = "Post A, exp. 2 'gpt2_arith.py'"
 
@@ -87,6 +88,7 @@ def _analogy_claim(name: str, statement: str):
 
 
 def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
+    verify = judged_on_published(verify, emb.source)
     inputs, post = POST_A_ANALOGIES[name]
     excluded = analogy(emb.table, emb.vocab, *inputs)
     details = {"top-5, inputs excluded": listing(excluded),
@@ -135,6 +137,8 @@ def test_wte_shape(verify, request):
     try:
         downloaded = request.getfixturevalue("gpt2_wte")
         details |= {"downloaded table": list(downloaded.table.shape), "weights": downloaded.source}
+        if downloaded.source.unpublished:  # the verdict rests on GPT2Config and the BPE, not on these weights
+            details["weights not the published GPT-2 small"] = downloaded.source.unpublished
     except pytest.skip.Exception:
         details["downloaded table"] = "not measured: no GPT-2 weights (the skipped rows say how to provide them)"
     except embeddings.EmbeddingsUnusable as exc:  # damaged weights: the rows that read them error, saying so
@@ -174,6 +178,7 @@ def test_bigger_big_small(verify, gpt2_wte, case):
               "and is confirmed only when GPT-2's weights are present.",
 )
 def test_inputs_not_excluded(verify, gpt2_wte):
+    verify = judged_on_published(verify, gpt2_wte.source)
     inputs = POST_A_ANALOGIES["king_man_woman"][0]
     kept = analogy(gpt2_wte.table, gpt2_wte.vocab, *inputs, exclude_inputs=False)
     queen = analogy_rank(gpt2_wte.table, gpt2_wte.vocab, *inputs, " queen", exclude_inputs=False)
@@ -233,6 +238,7 @@ def test_inputs_not_excluded(verify, gpt2_wte):
                  "99.73 % interval (issue 18)",
 )
 def test_gender_direction(verify, gpt2_wte, case, generator, seed):
+    verify = judged_on_published(verify, gpt2_wte.source)
     table, vocab = gpt2_wte.table, gpt2_wte.vocab
     cosines = {name: direction_cosine(table, vocab, *words) for name, (words, _) in POST_A_DIRECTIONS.items()}
     details = {f"cos {name}": round(c, 4) for name, c in cosines.items()} | {"weights": gpt2_wte.source}

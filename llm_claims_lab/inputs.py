@@ -22,6 +22,8 @@ FAULTS = {
     "low coverage": "readable, but covering too few items for the statistic a row computes",
     "byte-order mark": "a UTF-8 byte-order mark (U+FEFF, as some editors save UTF-8) before the first line",
     "wrong type": "a field of the right value in another JSON type (the string \"768\" for the number 768)",
+    "not published": "readable and of the right shape, but not the published file (another sha256): a random table, "
+                     "a fine-tuned, re-saved or converted copy",
     "stale leftover": "files an interrupted run left behind (temporary files, a partial download)",
     "read-only target": "the directory it is written to cannot be written (simulated)",
     "full disk": "a write fails part way (simulated ENOSPC)",
@@ -90,8 +92,10 @@ INVENTORY = (
         "at configure time for a named directory: file names, the safetensors header and config.json against "
         "GPT-2 small (wte [50257, 768] floating point, 12 layers, 12 heads, 1,024 positions), a Git LFS pointer "
         "or HTML page named as such; a Hugging Face cache blob against the sha256 it is named by; when loaded: "
-        "finite values; a damaged default source is passed over with a warning",
-        ("missing", "empty", "truncated", "byte flip", "wrong format", "wrong shape")),
+        "finite values; a damaged default source is passed over with a warning; every source's file against the "
+        "published GPT-2 small's sha256 (llm_claims_lab.pretrained.gpt2_published): on any other file the rows "
+        "that read it skip, naming the file, both hashes and the value measured, counted for no post",
+        ("missing", "empty", "truncated", "byte flip", "wrong format", "wrong shape", "not published")),
     ExternalInput(
         "GPT-2 config.json", "beside the weights (pytorch_model.bin checkpoints, the whole model)",
         "llm_claims_lab.pretrained.gpt2_checkpoint (check_checkpoint, wte_from_dir, model_from_dir)",

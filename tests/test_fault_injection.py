@@ -10,6 +10,7 @@ import faults_data  # noqa: F401  (each module registers its scenarios)
 import faults_eval  # noqa: F401
 import faults_glove  # noqa: F401
 import faults_gpt2  # noqa: F401
+import faults_gpt2_source  # noqa: F401
 import faults_report  # noqa: F401
 import faults_state  # noqa: F401
 import pytest

@@ -78,9 +78,11 @@ def test_no_module_finds_files_from_its_own_location(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(LIBRARY)))
-def test_module_takes_only_the_atomic_writer_from_the_harness(path: Path) -> None:
-    """The library depends on the harness's distribution for its one atomic writer, and for nothing else."""
+def test_module_takes_only_the_atomic_writer_and_the_path_check_from_the_harness(path: Path) -> None:
+    """The library depends on the harness's distribution for two standard-library helpers, its atomic writer and its
+    check of a directory to write in (dangling links included), and for nothing else (none of its pytest parts)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = {alias.name for n in ast.walk(tree) if isinstance(n, ast.Import) for alias in n.names}
     names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert {n for n in names if n.split(".")[0] == "llm_claims_harness"} <= {"llm_claims_harness.atomic"}
+    assert {n for n in names if n.split(".")[0] == "llm_claims_harness"} <= {"llm_claims_harness.atomic",
+                                                                             "llm_claims_harness.paths"}

