@@ -118,3 +118,16 @@ def glove_package(root: Path, table, words: int) -> Path:
     np.save(root / "glove_6B_50d_emb.npy", table)
     pq.write_table(pa.table({"index": [f"w{i}" for i in range(words)]}), root / "glove_6B_index.parquet")
     return root
+
+
+def taken_as_published(directory: Path) -> str:
+    """Conftest source that takes the GPT-2 weights in ``directory`` for the published GPT-2 small's files (their
+    sha256 planted in :data:`~llm_claims_lab.pretrained.gpt2_published.PUBLISHED_SHA256`), for a test that runs the
+    claims on a stand-in to see them judged; without it the rows skip as not the published weights
+    (``tests/test_gpt2_published.py``)."""
+    from llm_claims_lab.pretrained.gpt2_published import PUBLISHED_SHA256, file_sha256
+
+    planted = {name: file_sha256(directory / name) for name in PUBLISHED_SHA256 if (directory / name).exists()}
+    assert planted, f"no GPT-2 weights file in {directory}"
+    return ("\nfrom llm_claims_lab.pretrained import gpt2_published\n"
+            f"gpt2_published.PUBLISHED_SHA256.update({planted!r})  # a stand-in taken for the published file\n")

@@ -27,8 +27,9 @@ def run_with_bug(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mod
         shutil.copy(ROOT / "claims" / name, pytester.path / name)
     conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
     pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
     report = pytester.path / "reports" / "results.json"
+    report.unlink(missing_ok=True)  # a second run in one directory must not read the first one's rows
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
     rows = json.loads(report.read_text(encoding="utf-8"))["claims"] if report.exists() else []
     return result, {r["id"]: r for r in rows}
 

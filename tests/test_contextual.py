@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from gpt2_checkpoints import tiny_is_gpt2_small
+from gpt2_checkpoints import taken_as_published, tiny_is_gpt2_small
 from safetensors.torch import save_file
 from scipy.linalg import subspace_angles
 # Imported in the test process before any in-process pytester run (see tests/test_gpt2_weights.py).
@@ -134,7 +134,8 @@ def test_contextual_claims_run_on_given_weights(pytester: pytest.Pytester, monke
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     shutil.copy(ROOT / "claims" / "test_gpt2_contextual.py", pytester.path)
     shape = "\nimport llm_claims_lab.pretrained.embeddings\nllm_claims_lab.pretrained.embeddings.GPT2_SMALL = " + repr(TINY_SHAPE)
-    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + shape)  # the tiny model's shape
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + shape  # the tiny model's shape,
+                          + taken_as_published(tiny_dir))  # and its file taken for the published one
     pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-gpt2-dir={tiny_dir}", "-k", "not untrained")
     rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
     assert len(rows) == 6 and {r["verdict"] for r in rows.values()} <= {"holds", "refuted", "inconclusive"}

@@ -16,9 +16,11 @@ the gap falls from 4.1 SDs to 2.2, under the bar of 3.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
+from gpt2_checkpoints import taken_as_published
 from planted import run_with_bug
 
 from llm_claims_lab.pretrained import embeddings
@@ -86,7 +88,8 @@ def test_gpt2_row_fails_on_a_cosine_without_its_rows_norm(pytester: pytest.Pytes
     weights = _glove_in_gpt2_shape(pytester.path / "glove-as-gpt2")
     args = ("-k", "gender_direction and above_control", "--claims-gpt2-dir", str(weights))
     row = "gpt2.gender_direction[above_control]"
-    right = _run(pytester, monkeypatch, "test_gpt2_embeddings.py", "", *args)[row]
+    published = taken_as_published(weights)  # GloVe in GPT-2's shape, taken for the published file
+    right = _run(pytester, monkeypatch, "test_gpt2_embeddings.py", published, *args)[row]
     assert (right["verdict"], right["as_expected"]) == ("holds", True), right
-    broken = _run(pytester, monkeypatch, "test_gpt2_embeddings.py", ROW_NORM_MISSING, *args)[row]
+    broken = _run(pytester, monkeypatch, "test_gpt2_embeddings.py", published + textwrap.dedent(ROW_NORM_MISSING), *args)[row]
     assert (broken["verdict"], broken["as_expected"]) == ("refuted", False), broken

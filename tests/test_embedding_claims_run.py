@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from gpt2_checkpoints import glove_package
+from gpt2_checkpoints import glove_package, taken_as_published
 from safetensors.torch import save_file
 # Imported in the test process before any in-process pytester run: pytester drops the modules a run
 # imported first when it ends, and a second import of GPT2Model's modules fails on torch's operator
@@ -56,14 +56,15 @@ def _run_claims(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, modu
 
 def test_gpt2_claims_run_on_given_weights_and_fail_on_wrong_ones(pytester: pytest.Pytester,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Random weights of GPT-2's shape through --claims-gpt2-dir: no row is skipped or errors, the shape
-    holds, and every row that compares with the post's numbers is refuted against expectation."""
+    """Random weights of GPT-2's shape through --claims-gpt2-dir, taken for the published file (its sha256 planted):
+    no row is skipped or errors, the shape holds, and every row that compares with the post's numbers is refuted
+    against expectation. (Not taken for it, the rows skip: tests/test_gpt2_published.py.)"""
     weights = pytester.path / "random-gpt2"
     weights.mkdir()
     table = torch.randn(50257, 768, generator=torch.Generator().manual_seed(0)).half()  # [V, D], 77 MB
     save_file({"wte.weight": table}, weights / "model.safetensors")
-    rows = _run_claims(pytester, monkeypatch, "test_gpt2_embeddings.py", "", "--claims-gpt2-dir",
-                       str(weights))
+    rows = _run_claims(pytester, monkeypatch, "test_gpt2_embeddings.py", taken_as_published(weights),
+                       "--claims-gpt2-dir", str(weights))
     assert {r["verdict"] for r in rows.values()} <= {"holds", "refuted"}
     assert rows["gpt2.wte_shape"]["as_expected"] is True
     against_post = {rid for rid in rows if rid.endswith(("[top1]", "[top5]", "[cosines]", "-vs_post]"))}
