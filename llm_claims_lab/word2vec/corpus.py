@@ -30,6 +30,11 @@ class CorpusUnavailable(RuntimeError):
     """The corpus file is missing or unreadable; the message says how to provide one."""
 
 
+class CorpusTooSmall(CorpusUnavailable):
+    """The corpus is readable but no stem occurs often enough to enter the vocabulary: nothing can be measured on it
+    (a skip, not a fault of the file); the message gives the counts."""
+
+
 class CorpusByteOrderMark(UserWarning):
     """The corpus file starts with a UTF-8 byte-order mark: it is stripped, not read as part of the first word;
     said once per file and process (the file is read at configure time and again when the corpus is built)."""
@@ -126,7 +131,8 @@ def build_corpus(path: Path, *, vocab_size: int = 10_000, min_count: int = 5) ->
     """Read ``path`` and apply post A's preprocessing (exp. 1, ``word2vec_zero.py``).
 
     Raises:
-        CorpusUnavailable: see :func:`read_paragraphs`; also when no stem reaches ``min_count``.
+        CorpusUnavailable: see :func:`read_paragraphs`.
+        CorpusTooSmall: no stem reaches ``min_count``.
     """
     paragraphs = read_paragraphs(path)
     digest = hashlib.sha256("\n".join(paragraphs).encode("utf-8")).hexdigest()
@@ -134,7 +140,10 @@ def build_corpus(path: Path, *, vocab_size: int = 10_000, min_count: int = 5) ->
     freq = collections.Counter(s for line in stemmed for s in line)
     vocab = [w for w, c in freq.most_common(vocab_size) if c >= min_count]
     if not vocab:
-        raise CorpusUnavailable(f"corpus at {path} has no stem that occurs {min_count} times")
+        top = freq.most_common(1)[0][1] if freq else 0
+        raise CorpusTooSmall(f"corpus at {path} has no stem that occurs {min_count} times (its {len(freq):,} stems "
+                             f"occur at most {top} times in {sum(freq.values()):,} eojeols): its vocabulary is empty, "
+                             f"so it covers 0 of WS-353's 353 pairs and 0 analogy items")
     index = {w: i for i, w in enumerate(vocab)}
     paragraph_ids = [[index[s] for s in line if s in index] for line in stemmed]
     ids = torch.tensor([i for line in paragraph_ids for i in line], dtype=torch.int64)  # [N]
