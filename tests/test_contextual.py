@@ -8,15 +8,14 @@ BPE can feed it) is built with transformers, saved with ``save_pretrained`` and 
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
 from gpt2_checkpoints import taken_as_published, tiny_is_gpt2_small
+from planted import run_with_bug
 from safetensors.torch import save_file
 from scipy.linalg import subspace_angles
 # Imported in the test process before any in-process pytester run (see tests/test_gpt2_weights.py).
@@ -125,20 +124,25 @@ def test_gpt2_model_fixture_skips_offline_saying_how(pytester: pytest.Pytester, 
     result.stdout.fnmatch_lines(["*GPT-2 weights not available*hub not reachable*--claims-gpt2-dir DIR*"])
 
 
+@pytest.mark.parametrize("published", [True, False], ids=["taken_as_published", "not_published"])
 def test_contextual_claims_run_on_given_weights(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                                tiny_dir: Path) -> None:
-    """The claims module end to end on the tiny GPT-2 through --claims-gpt2-dir: every row that needs the weights
-    is measured (none skipped or in error), and ' bank' is one point at the embedding layer. (The untrained
-    controls, which need no weights, are left out: they build a full-size GPT-2.)"""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+                                                tiny_dir: Path, published: bool) -> None:
+    """The claims module end to end on the tiny GPT-2 through --claims-gpt2-dir. Its file taken for the published
+    one: every row that needs the weights is measured (none skipped or in error), and ' bank' is one point at the
+    embedding layer. As it is (not the published file): every such row skips, naming the file and the value
+    measured, and judges no post. (The untrained controls, which need no weights, are left out: they build a
+    full-size GPT-2.)"""
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
-    shutil.copy(ROOT / "claims" / "test_gpt2_contextual.py", pytester.path)
     shape = "\nimport llm_claims_lab.pretrained.embeddings\nllm_claims_lab.pretrained.embeddings.GPT2_SMALL = " + repr(TINY_SHAPE)
-    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + shape  # the tiny model's shape,
-                          + taken_as_published(tiny_dir))  # and its file taken for the published one
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-gpt2-dir={tiny_dir}", "-k", "not untrained")
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
-    assert len(rows) == 6 and {r["verdict"] for r in rows.values()} <= {"holds", "refuted", "inconclusive"}
+    _, rows = run_with_bug(pytester, monkeypatch, ["test_gpt2_contextual.py"],  # the tiny model's shape (and file)
+                           shape + (taken_as_published(tiny_dir) if published else ""),
+                           f"--claims-gpt2-dir={tiny_dir}", "-k", "not untrained")
+    assert len(rows) == 6
+    if not published:
+        assert all(r["verdict"] == "skipped" and f"{tiny_dir}" in r["reason"] and "is not the published GPT-2 small"
+                   in r["reason"] and "measured on it, not judged" in r["reason"] for r in rows.values()), rows
+        return
+    assert {r["verdict"] for r in rows.values()} <= {"holds", "refuted", "inconclusive"}
     assert rows["gpt2.bank_senses[one_point]"]["measured"] == [1, 0.0]
     assert rows["gpt2.bank_senses[one_point]"]["as_expected"] is True
 
