@@ -50,7 +50,7 @@ from pathlib import Path
 import torch
 
 from llm_claims_lab.core import cache
-from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.core.host_memory import keep_freed_memory
 from llm_claims_lab.extrapolation import (

@@ -32,7 +32,7 @@ import torch
 
 from llm_claims_lab.core import build_log, cache
 from llm_claims_lab.core.calibration_files import calibration_path
-from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.core.host_memory import keep_freed_memory
 from llm_claims_lab.heads.lab import CALIBRATION, TRAINING_CODE, HeadsLab, entry

@@ -32,7 +32,7 @@ from pathlib import Path
 import torch
 
 from llm_claims_lab.core import cache
-from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.extrapolation import (
     CALIBRATION,
     EVAL_SEQUENCES,

@@ -37,7 +37,7 @@ from llm_claims_lab.core.calibration_files import calibration_path
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.word2vec import corpus, ko_eval
 from llm_claims_lab.core.analogy import WordList
-from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.data import Store, data_dir, mirror
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
 from llm_claims_lab.word2vec.lab import CALIBRATION, TRAINING_CODE, Word2VecLab

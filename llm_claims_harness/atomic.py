@@ -1,6 +1,6 @@
-"""Writing a file so that readers see the old version or the new one, never half of one: the project's one atomic
-writer (standard library only), used by the harness for the report and by the measurement library for its cache,
-data and figures."""
+"""Writing a file so that readers see the old version or the new one, never half of one (standard library only):
+the harness's writer for the report. The measurement library of the suite it was written for keeps the same
+writer (neither distribution imports the other); ``tests/test_atomic_writers.py`` holds both to one contract."""
 
 from __future__ import annotations
 

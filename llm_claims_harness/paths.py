@@ -1,4 +1,5 @@
-"""Path checks shared by the harness and the suites that use it."""
+"""Path checks of the harness, for the suites that use it too (the measurement library of the suite it was
+written for keeps the same check)."""
 
 from __future__ import annotations
 

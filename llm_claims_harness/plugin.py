@@ -15,7 +15,6 @@ the run plan of :mod:`llm_claims_harness.plan`), its environment. The fixtures a
 
 from __future__ import annotations
 
-import argparse
 import errno
 import json
 import time
@@ -25,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from llm_claims_harness import catalogue, environment, hooks, report, results
+from llm_claims_harness import catalogue, environment, hooks, options, report, results, selection
 from llm_claims_harness.declare import ClaimDeclarationError
 from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
     FAILED_BY_VERDICT, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir,
@@ -45,49 +44,12 @@ JUNIT_FIELDS = ("id", "kind", "post", "section", "verdict", "expected_verdict", 
                 "noise_sd", "interval", "reason", "run")
 
 
-MAX_SEED = 2**31 - 1  # every generator takes it (numpy's legacy seeds stop at 2**32 − 1; offsets are added)
-
-
-def _int_in(text: str, low: int, high: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    return _int_in(text, 0, MAX_SEED // 2, f"a seed from 0 to {MAX_SEED // 2}")
-
-
-def _positive_int(text: str) -> int:
-    return _int_in(text, 1, 1000, "a positive integer up to 1000")
-
-
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hooks)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("claims", "claims suite")
-    group.addoption("--claims-report-dir", default=None, metavar="DIR",
-                    help="where CLAIMS.md and results.json are written (default: <rootdir>/reports)")
-    group.addoption("--no-claims-report", action="store_true",
-                    help="measure and judge, but do not write the report")
-    group.addoption("--claims-catalogue", action="store_true",
-                    help="list every declared claim (id, kind, source, statement, post value, tolerance, "
-                         "expected verdict, version) in CATALOGUE.md and its pages in the report directory, without "
-                         "measuring anything")
-    group.addoption("--claims-strict", action="store_true",
-                    help="fail the run on an inconclusive claim (a value within its noise of a bound); by "
-                         "default such a row passes with a warning, and --claims-seeds N usually decides it")
-    group.addoption("--claims-seed", type=_seed, default=42, metavar="N",
-                    help="seed of every random draw in the claims (default: 42)")
-    group.addoption("--claims-seeds", type=_positive_int, default=1, metavar="N",
-                    help="trained claims run N seeds, --claims-seed and the N − 1 after it, and judge the "
-                         "mean, whose noise is the calibration's SD / √N (default: 1)")
+    options.add(parser)
 
 
 class RunState:
@@ -143,10 +105,15 @@ class RunState:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        notes = {rid: d.get("version_note", "") for ids in self.collected.values() for rid, d in ids.items()}
+        hints = selection.unmatched_hints(self.config.option.keyword, notes) if notes else []
+        if hints or self.rows:
+            terminalreporter.section("claims")
+        for line in hints:
+            terminalreporter.write_line(line, yellow=True)
         if not self.rows:
             return
         unexpected = sorted(r.id for r in self.rows.values() if r.as_expected is False)
-        terminalreporter.section("claims")
         terminalreporter.write_line(f"{len(self.rows)} claim rows measured")
         for line in report.summary_lines(self.rows.values()):
             terminalreporter.write_line("  " + line)
@@ -177,7 +144,9 @@ def pytest_configure_node(node: Any) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # the run plan exists before the suite's own pytest_configure runs
 def pytest_configure(config: pytest.Config) -> None:
-    _check_report_dir(config)
+    """Set up the run: its id, the suite's posts, the run plan, the run state. Nothing a user sees happens in a
+    suite that uses no claim (issue 33: inert until used): the report directory is checked here only for a suite
+    that declares posts or a run that names the directory, else when collection finds a claim."""
     config.addinivalue_line("markers", "claim(spec): a declared claim (added by llm_claims_harness.declare.claim); "
                                        "select all with -m claim, one row with -k '<row id>'")
     if config.getoption("claims_catalogue"):
@@ -194,6 +163,8 @@ def pytest_configure(config: pytest.Config) -> None:
     state = RunState(config)
     config.stash[STATE] = state
     config.pluginmanager.register(state, "claims-run-state")
+    if config.stash[REGISTRY].posts or config.getoption("claims_report_dir"):
+        _check_report_dir(config)
 
 
 def _check_report_dir(config: pytest.Config) -> None:
@@ -242,8 +213,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}"
                                         f"{hint}") from None
         item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
-        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = {"version": spec.version, "post": spec.post,
-                                                                        "section": section}
+        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = {
+            "version": spec.version, "post": spec.post, "section": section, "version_note": spec.version_note}
+    if state.collected and not (registry.posts or config.getoption("claims_report_dir")):
+        _check_report_dir(config)  # claims in a suite that declares no post: checked now, before measuring
     if hasattr(config, "workeroutput"):  # xdist worker: the controller reads this when we finish
         config.workeroutput["claims_collected"] = state.collected
     if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error

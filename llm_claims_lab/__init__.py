@@ -1,5 +1,6 @@
 """The measurement library: positional encodings, attention, the models and training loops of the posts'
-experiments, evaluation sets, statistics and the cache of trained weights. Imports no pytest.
+experiments, evaluation sets, statistics and the cache of trained weights. Imports neither pytest nor the claims
+harness (``tests/test_library_layout.py``).
 
 One sub-package per experiment, over a shared core (each may import only the sub-packages
 ``tests/test_library_layout.py`` allows it): :mod:`.core` (shared), :mod:`.data` (the word2vec data store),

@@ -28,6 +28,10 @@ FAULTS = {
     "read-only target": "the directory it is written to cannot be written (simulated)",
     "full disk": "a write fails part way (simulated ENOSPC)",
     "concurrent writers": "several processes write it at once",
+    "dangling symlink": "a symbolic link whose target does not exist (or a loop of links) named as the directory",
+    "C locale": "non-ASCII text (a Korean path) in an argument under LC_ALL=C with Python's UTF-8 mode off",
+    "interrupted run": "the run ends before measuring all it selected (Ctrl-C, pytest.exit, -x, a plugin's stop)",
+    "stale id": "a row id that this version does not declare (copied from an older report, a case since renamed)",
 }
 
 OUTCOMES = {
@@ -70,9 +74,9 @@ INVENTORY = (
         "llm_claims_lab.data.Store",
         "each cached file's sha256 on every use, and the built corpus's; temporary files and partial downloads "
         "of an interrupted fetch are removed under the fetch lock; a directory that cannot be written is an "
-        "error naming it",
+        "error naming it (a dangling link, at configure time, with its missing target)",
         ("empty", "truncated", "byte flip", "stale leftover", "read-only target", "full disk",
-         "concurrent writers")),
+         "concurrent writers", "dangling symlink")),
     ExternalInput(
         "named corpus", "--claims-corpus / $CLAIMS_CORPUS (.txt or .txt.xz)",
         "llm_claims_lab.word2vec.corpus.explicit_corpus, read_paragraphs",
@@ -128,10 +132,11 @@ INVENTORY = (
         "weight cache", "--claims-cache-dir / $CLAIMS_CACHE_DIR, else <rootdir>/.cache/claims",
         "llm_claims_lab.core.cache.WeightCache",
         "safetensors only; the stored fingerprint and a sha256 of every tensor on every load, else rebuilt; "
-        "temporary files of a killed build removed; a directory that cannot be written is a usage error, a "
+        "temporary files of a killed build removed; a directory that cannot be written (a dangling link too, "
+        "named with its target) is a usage error, a "
         "failed write of an entry an error naming the cache",
         ("empty", "truncated", "byte flip", "wrong format", "stale leftover", "read-only target", "full disk",
-         "concurrent writers")),
+         "concurrent writers", "dangling symlink")),
     ExternalInput(
         "build log", "<cache>/events.jsonl, appended by every load and build",
         "llm_claims_lab.core.build_log",
@@ -152,13 +157,18 @@ INVENTORY = (
         "report directory", "--claims-report-dir, else <rootdir>/reports",
         "llm_claims_harness.report",
         "written atomically (a reader sees the old report or the new one); a directory that cannot be written "
-        "is a usage error naming it; a write that fails at the end of the run is said in one line and fails it",
-        ("read-only target", "full disk", "stale leftover")),
+        "is a usage error naming it (a dangling link named with its missing target); a write that fails at the end "
+        "of the run is said in one line and fails it; its read-merge-write holds the directory's lock, so a second "
+        "run merges on top of the first; text from any locale escaped, never a crash; an interrupted run's entry "
+        "and rows say so",
+        ("read-only target", "full disk", "stale leftover", "concurrent writers", "dangling symlink", "C locale",
+         "interrupted run")),
     ExternalInput(
-        "option values", "--claims-seed, --claims-seeds, --claims-device, --claims-w2v-kernels",
-        "llm_claims_harness.plugin, fixtures/options.py",
-        "parsed by argparse types and choices; a value out of range is a usage error naming the option",
-        ("wrong format",)),
+        "option values", "--claims-seed, --claims-seeds, --claims-device, --claims-w2v-kernels; -k",
+        "llm_claims_harness.options, fixtures/options.py; llm_claims_harness.selection",
+        "parsed by argparse types and choices; a value out of range is a usage error naming the option; a -k id "
+        "no row has is answered with the rows under its prefix and the version notes that mention it",
+        ("wrong format", "stale id")),
 )
 
 

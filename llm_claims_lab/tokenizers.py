@@ -6,11 +6,12 @@ import json
 from importlib import resources
 
 from llm_claims_lab.core.hub import hub_reachable
+from llm_claims_lab.core.errors import InputFault
 
 GPT2_VOCAB_SIZE = 50257  # 50,000 merges + 256 byte tokens + <|endoftext|>
 
 
-class TokenizerUnavailable(RuntimeError):
+class TokenizerUnavailable(InputFault, RuntimeError):
     """No source of GPT-2's BPE files could be used; the message says how to provide one."""
 
 

@@ -5,7 +5,8 @@ A scenario is a function ``scenario(tmp_path, variant)`` registered with :func:`
 inventory (:data:`llm_claims_lab.inputs.INVENTORY`) and one of its faults; it builds a good copy of the input,
 damages it, asserts the outcome the inventory promises (a clear error, a rebuild, a skip with counts), and,
 where the input is cached, that the repaired input gives what a clean one gives. ``variants`` lists the ways a
-fault is tried (the truncation points, the wrong dimension), each a test of its own.
+fault is tried (the truncation points, the wrong dimension), each a test of its own. A fault whose test needs
+pytest's ``pytester`` (a whole run in a throwaway suite) is tried there instead, and recorded with :func:`held_by`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,19 @@ def scenario(input_name: str, fault: str, variants: Iterable[str] = ("",)) -> Ca
         SCENARIOS[key] = (fn, tuple(variants))
         return fn
     return register
+
+
+HELD_BY: dict[tuple[str, str], tuple[str, ...]] = {}  # faults tried by tests of their own: their node ids
+
+
+def held_by(input_name: str, fault: str, *nodeids: str) -> None:
+    """Record that ``fault`` on ``input_name`` is tried by the tests ``nodeids`` (``tests/test_x.py::test_y``,
+    pytester runs that need a fixture a scenario does not get), so that it is tried once, there; the fault-injection
+    suite checks that each of them is still declared."""
+    key = (input_name, fault)
+    if key in SCENARIOS or key in HELD_BY:
+        raise ValueError(f"two scenarios for {key}")
+    HELD_BY[key] = nodeids
 
 
 def truncate(path: Path, how: str) -> None:
@@ -69,3 +83,16 @@ def leftovers(directory: Path) -> list[str]:
     ``tmp*``), which no later run may trust or keep."""
     return sorted(str(p.relative_to(directory)) for p in directory.rglob("*")
                   if p.is_file() and (p.name.endswith(".tmp") or p.name.startswith("tmp")))
+
+
+def variants_of(names: tuple[str, ...] | dict[str, str], ways: tuple[str, ...]) -> tuple[str, ...]:
+    """Every ``name:way`` (``name`` alone for the way ``""``), as scenarios list their variants."""
+    return tuple(f"{name}:{way}" if way else name for name in names for way in ways)
+
+
+def damage_said(fault: str, how: str, packed: bool) -> str:
+    """What the error says a file damaged by ``fault`` (done ``how``) is, an xz copy or the published bytes (a
+    flipped bit in an xz copy: bad data or a failed check, both said with the hashes)."""
+    return {"git-lfs pointer": "is a Git LFS pointer", "html page": "is an HTML page"}.get(how) or (
+        "is an empty file" if fault == "empty" else "is not the published file" if not packed
+        else {"truncated": "is a truncated xz file", "byte flip": "sha256"}[fault])

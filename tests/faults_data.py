@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from faults_common import TRUNCATIONS, assert_clear, flip_byte, leftovers, replace_with, scenario, truncate
+from faults_common import (TRUNCATIONS, assert_clear, damage_said, flip_byte, leftovers, replace_with, scenario,
+                          truncate, variants_of)
 from kowiki_mini import Mini, closed_port, digest, full_disk, mini_registry, read_only, serve, sha256
 
 from llm_claims_lab import data
@@ -27,10 +28,6 @@ DAMAGE: dict[str, Callable[[Path, str], None]] = {
     "wrong format": replace_with}
 WAYS = {"empty": ("",), "truncated": TRUNCATIONS, "byte flip": ("start", "middle", "end"),
         "wrong format": ("git-lfs pointer", "html page")}
-
-
-def _variants(names: tuple[str, ...] | dict[str, str], ways: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f"{name}:{way}" if way else name for name in names for way in ways)
 
 
 def _store(mini: Mini, root: Path, say: Callable[[str], None] = lambda _line: None) -> data.Store:
@@ -87,8 +84,7 @@ def _mirror_damage(fault: str) -> Callable[[Path, str], None]:
         message = str(info.value)
         assert sha256(path.read_bytes()) in message and _published(mini, name).sha256 in message, message
         assert f"replace {path}" in message and "--claims-data-mirror" in message, message
-        said = {"git-lfs pointer": "a Git LFS pointer", "html page": "an HTML page"}.get(how, "not a complete xz stream")
-        assert said in message or not name.endswith(".xz"), message
+        assert damage_said(fault, how, packed=name.endswith(".xz")) in message, message
         _nothing_kept(cache, clean)
         path.write_bytes(good)
         _repaired(store, cache, clean)
@@ -96,7 +92,7 @@ def _mirror_damage(fault: str) -> Callable[[Path, str], None]:
 
 
 for _fault in ("empty", "truncated", "byte flip", "wrong format"):
-    scenario("data mirror", _fault, _variants(MIRRORED, WAYS[_fault]))(_mirror_damage(_fault))
+    scenario("data mirror", _fault, variants_of(MIRRORED, WAYS[_fault]))(_mirror_damage(_fault))
 
 
 @scenario("data mirror", "missing", ("at configure", *MIRRORED, "url mirror"))
@@ -130,8 +126,8 @@ def _mirror_missing(tmp_path: Path, variant: str) -> None:
 def _download_fault(tmp_path: Path, name: str, damage: Callable[[Path], None], error: type[data.DataError],
                     says: tuple[str, ...] = (), cut: bool = False) -> None:
     """Serve ``published/`` as the network, the file ``name`` damaged (or its connection ``cut``): an
-    ``error`` naming its URL and saying ``says`` (default: the sha256 served and the published one); nothing
-    kept; served again whole, the next fetch gives what a clean store holds."""
+    ``error`` naming its URL and saying ``says`` and the sha256 served and the published one (a hash error)
+    or ``says`` alone; nothing kept; served again whole, the next fetch gives what a clean store holds."""
     cutting = {name} if cut else set()
     with serve(tmp_path / "published", cutting) as url:
         mini = mini_registry(tmp_path, url)
@@ -139,7 +135,8 @@ def _download_fault(tmp_path: Path, name: str, damage: Callable[[Path], None], e
         f = _published(mini, name)
         good = path.read_bytes()
         damage(path)
-        store, says = data.Store(cache, registry=mini.registry), says or (sha256(path.read_bytes()), f.sha256)
+        store = data.Store(cache, registry=mini.registry)
+        says = (*says, sha256(path.read_bytes()), f.sha256) if error is data.DataHashMismatch else says
         with pytest.raises(data.DataError) as info:
             _reader(store, name)()
         assert_clear(info.value, names=f.url, types=(error,))
@@ -165,20 +162,22 @@ def _download_missing(tmp_path: Path, variant: str) -> None:
     _nothing_kept(tmp_path / "cache", {})
 
 
-@scenario("published download", "wrong format", _variants(PUBLISHED, WAYS["wrong format"]))
+@scenario("published download", "wrong format", variants_of(PUBLISHED, WAYS["wrong format"]))
 def _download_wrong_format(tmp_path: Path, variant: str) -> None:
     name, _, what = variant.partition(":")
-    _download_fault(tmp_path, name, lambda path: replace_with(path, what), data.DataHashMismatch)
+    _download_fault(tmp_path, name, lambda path: replace_with(path, what), data.DataHashMismatch,
+                    (damage_said("wrong format", what, packed=False),))
 
 
-@scenario("published download", "truncated", _variants(PUBLISHED, (*TRUNCATIONS, "connection cut")))
+@scenario("published download", "truncated", variants_of(PUBLISHED, (*TRUNCATIONS, "connection cut")))
 def _download_truncated(tmp_path: Path, variant: str) -> None:
     name, _, how = variant.partition(":")
     if how == "connection cut":
         _download_fault(tmp_path, name, lambda _path: None, data.DataUnavailable, ("cannot be fetched",),
                         cut=True)
     else:
-        _download_fault(tmp_path, name, lambda path: truncate(path, how), data.DataHashMismatch)
+        _download_fault(tmp_path, name, lambda path: truncate(path, how), data.DataHashMismatch,
+                        (damage_said("truncated", how, packed=False),))
 
 
 def _cache_damage(fault: str) -> Callable[[Path, str], None]:
@@ -196,7 +195,7 @@ def _cache_damage(fault: str) -> Callable[[Path, str], None]:
 
 
 for _fault in ("empty", "truncated", "byte flip"):
-    scenario("data directory", _fault, _variants(CACHED, WAYS[_fault]))(_cache_damage(_fault))
+    scenario("data directory", _fault, variants_of(CACHED, WAYS[_fault]))(_cache_damage(_fault))
 
 STALE = {"partial xz download": ("corpus_ko/raw/wiki_00.xz",),
          "temporary files of ours": ("ko_wordvec_eval/.WS353_korean.csv.k3j5h2a9.tmp",

@@ -13,6 +13,7 @@ import pytest
 from kowiki_mini import CLEANED, EVAL_FILES, WIKI_01, closed_port, mini_registry, serve
 
 from llm_claims_lab import data
+from llm_claims_lab.data import command
 
 # the caller's data variables are cleared for every test (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("no_named_data")
@@ -65,8 +66,8 @@ def test_a_corrupted_mirror_file_is_a_hash_error_naming_it(tmp_path: Path) -> No
     _flip_byte(mini.mirror / "ko_wordvec_eval" / "WS353_korean.csv")
     store = data.Store(tmp_path / "cache", data.mirror(str(mini.mirror), registry=mini.registry),
                        registry=mini.registry)
-    with pytest.raises(data.DataHashMismatch, match=r"WS353_korean\.csv.*expected sha256:[0-9a-f]{64} "
-                                                    r"but got [0-9a-f]{64}.*Fix: replace .*WS353_korean\.csv"
+    with pytest.raises(data.DataHashMismatch, match=r"WS353_korean\.csv is not the published file .*: it has sha256 "
+                                                    r"[0-9a-f]{64}, the published file .*Fix: replace .*WS353_korean\.csv"
                        ) as info:
         store.ko_eval()
     assert mini.registry.ko_eval.files[0].sha256 in str(info.value)
@@ -95,8 +96,8 @@ def test_a_corrupted_download_is_a_hash_error_naming_it(tmp_path: Path) -> None:
         store = data.Store(tmp_path / "cache", registry=mini.registry)
         expected = mini.registry.kowiki.files[0].sha256
         with pytest.raises(data.DataHashMismatch,
-                           match=rf"corpus_ko/raw/wiki_00 from {url}/wiki_00: .*expected "
-                                 rf"sha256:{expected}.*Fix: "):
+                           match=rf"{url}/wiki_00 is not the published file .*the published file "
+                                 rf"corpus_ko/raw/wiki_00 has {expected}.*Fix: "):
             store.corpus()
 
 
@@ -124,9 +125,9 @@ def test_fetch_command_fills_a_data_dir(tmp_path: Path, capsys: pytest.CaptureFi
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     mini = mini_registry(tmp_path)
     monkeypatch.setattr(data, "REGISTRY", mini.registry)
-    assert data.main(["fetch", "--data-dir", str(tmp_path / "d"), "--mirror", str(mini.mirror)]) == 0
+    assert command.main(["fetch", "--data-dir", str(tmp_path / "d"), "--mirror", str(mini.mirror)]) == 0
     assert str(tmp_path / "d" / "corpus_ko" / data.CORPUS_FILE) in capsys.readouterr().out
-    assert data.main(["fetch", "--data-dir", str(tmp_path / "e"), "--mirror", str(tmp_path / "nope")]) == 1
+    assert command.main(["fetch", "--data-dir", str(tmp_path / "e"), "--mirror", str(tmp_path / "nope")]) == 1
     assert "--mirror names" in capsys.readouterr().err
-    assert data.main(["list"]) == 0
+    assert command.main(["list"]) == 0
     assert "test license" in capsys.readouterr().out

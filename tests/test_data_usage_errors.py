@@ -1,12 +1,14 @@
 """The suite's data fixtures and options through pytest (pytester, with this repository's conftest): default
-data that cannot be had skips with the fetch command, default data from a mirror is found, and named paths
-that do not hold what they should are usage errors."""
+data that cannot be had skips with the fetch command, default data from a mirror is found, named paths
+that do not hold what they should are usage errors, and a damaged file is one line in each row it stops and once
+in the summary (issue 32), never a traceback."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from faults_common import replace_with, truncate
 from kowiki_mini import closed_port, mini_registry
 
 from llm_claims_lab import data
@@ -90,3 +92,29 @@ def test_a_named_corpus_that_cannot_be_read_is_a_usage_error(suite: pytest.Pytes
     result = suite.runpytest("--claims-corpus=latin1.txt", "-k", "test_corpus")
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # at configure time, before anything is measured
     result.stderr.fnmatch_lines(["ERROR: corpus at latin1.txt is unreadable (UnicodeDecodeError*"])
+
+
+@pytest.mark.parametrize("damaged, stopped, says", [
+    ("corpus_ko/raw/wiki_00.xz", "test_corpus", "is a truncated xz file"),
+    ("ko_wordvec_eval/WS353_korean.csv", "test_eval", "is an HTML page"),
+], ids=["truncated-xz", "html-page"])
+def test_a_damaged_file_is_one_line_per_row_and_once_in_the_summary(
+        suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, damaged: str, stopped: str, says: str) -> None:
+    mini = mini_registry(suite.path)
+    monkeypatch.setattr(data, "REGISTRY", mini.registry)
+    (truncate(mini.mirror / damaged, "half") if damaged.endswith(".xz")
+     else replace_with(mini.mirror / damaged, "html page"))
+    suite.makepyfile(test_needs_data=NEEDS_DATA + "\ndef test_eval_again(ko_eval_dir, word2vec):\n    pass\n")
+    args = (f"--claims-data-dir={suite.path / 'cache'}", f"--claims-data-mirror={mini.mirror}", "-p", "no:randomly")
+    result = suite.runpytest(*args)
+    errors = [line.strip() for line in result.outlines if line.strip().startswith("DataHashMismatch: ")]
+    assert len(errors) == 2 + 1, result.outlines  # the row that needs it, the one that also does, the summary
+    assert all(says in line and str(mini.mirror / damaged) in line and "Fix: replace" in line for line in errors)
+    assert len(set(errors)) == 1 and not any(line.startswith(("E ", "Traceback", "fixtures/")) for line in result.outlines)
+    result.stdout.fnmatch_lines([f"*ERROR at setup of {stopped}*", errors[0], "*ERROR at setup of test_eval_again*",
+                                 errors[0], "*= input faults =*", "2 rows stopped by 1 fault*", f"  {errors[0]}",
+                                 f"    rows: {stopped}, test_eval_again"])
+    # the check fails on the old handling: without fixtures/faults.py each row is a traceback through the fixture
+    old = suite.runpytest(*args, "-p", "no:fixtures.faults")
+    assert any(line.startswith("E   ") and "DataHashMismatch" in line for line in old.outlines)
+    assert "input faults" not in old.stdout.str()

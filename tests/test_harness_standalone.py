@@ -1,7 +1,8 @@
 """The claims harness used from another repository, with no edit: a throwaway repository that verifies a third post
 (post C: its registry in a conftest, two claims in its own claims/), run by pytest in an environment that holds only
-pytest (with what pytest needs) and the harness, installed by pip from ./llm_claims_harness. README's "Verifying
-another post" shows this repository: the test runs README's two blocks as written, plus a second claim."""
+pytest (with what pytest needs) and the harness, installed by pip from ./llm_claims_harness. The harness's README
+("A post in two files", its long description) shows this repository: the test runs its two blocks as written, plus
+a second claim; the built wheel carries that README, ``py.typed`` and the changelog."""
 
 from __future__ import annotations
 
@@ -36,11 +37,11 @@ def test_uniform_first_token(verify):
 
 
 def readme_repository() -> tuple[str, str]:
-    """README's "Verifying another post": its conftest and its claims file, as written there."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Verifying another post", 1)[1].split("\n## ", 1)[0]
+    """The harness README's "A post in two files": its conftest and its claims file, as written there."""
+    text = (ROOT / "llm_claims_harness" / "README.md").read_text(encoding="utf-8")
+    section = text.split("## A post in two files", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert len(blocks) == 2, "README's 'Verifying another post' has a conftest block and a claims block"
+    assert len(blocks) == 2, "the harness README's 'A post in two files' has a conftest block and a claims block"
     return blocks[0], blocks[1]
 
 
@@ -123,3 +124,37 @@ def test_another_post_is_verified_with_no_harness_edit(harness_only, post_c) -> 
     data = json.loads((reports / "results.json").read_text(encoding="utf-8"))
     assert data["runs"][data["latest_run"]]["suite"] == {"calculator": "math"}
     assert not any(word in text.lower() for text in (index, page, json.dumps(data)) for word in ("torch", "dgx"))
+
+
+def test_the_plugin_is_inert_in_a_suite_that_uses_no_claim(harness_only, tmp_path: Path) -> None:
+    """Installed, the harness does nothing visible in a suite with no claim (issue 33): a file named ``reports``
+    where the report would go stops nothing, no report is written, no line of the plugin is printed; a ``-k`` with a
+    dotted name gets no hint. The planted bug (the report directory checked for every session, as before) fails it."""
+    suite = tmp_path / "unrelated"
+    suite.mkdir()
+    (suite / "reports").write_text("a file of the other project\n", encoding="utf-8")
+    (suite / "test_plain.py").write_text("def test_one():\n    assert 1 + 1 == 2\n", encoding="utf-8")
+    for args in ((), ("-k", "one or pkg.module")):
+        run = _python(harness_only, suite, "-m", "pytest", "-p", "no:cacheprovider", *args)
+        assert run.returncode == 0, run.stdout + run.stderr
+        said = [line for line in (run.stdout + run.stderr).splitlines() if not line.startswith("plugins: ")]
+        assert not any("claim" in line.lower() for line in said), said  # pytest's own plugins line names it
+    assert (suite / "reports").read_text(encoding="utf-8") == "a file of the other project\n"
+    (suite / "conftest.py").write_text("from llm_claims_harness import plugin\n\n"
+                                       "def pytest_configure(config):\n    plugin._check_report_dir(config)\n",
+                                       encoding="utf-8")
+    planted = _python(harness_only, suite, "-m", "pytest", "-p", "no:cacheprovider")
+    assert planted.returncode == pytest.ExitCode.USAGE_ERROR and "report" in planted.stderr, planted.stderr
+
+
+def test_the_distribution_carries_its_readme_types_and_changelog(harness_only, tmp_path: Path) -> None:
+    """What pip installs is a distribution others can adopt (issue 33): its metadata's long description is the
+    harness's README (with the two-file example), and ``py.typed`` and the changelog are installed with it."""
+    code = ("import importlib.metadata as m, importlib.resources as r\n"
+            "meta = m.metadata('llm-claims-harness')\n"
+            "print(meta['Description-Content-Type'])\n"
+            "print('## A post in two files' in (meta.get_payload() or meta['Description']))\n"
+            "print(sorted(f.name for f in r.files('llm_claims_harness').iterdir() if f.name in "
+            "('py.typed', 'CHANGELOG.md', 'README.md')))\n")
+    run = _python(harness_only, tmp_path, "-c", code)
+    assert run.stdout.splitlines() == ["text/markdown", "True", "['CHANGELOG.md', 'README.md', 'py.typed']"], run.stderr

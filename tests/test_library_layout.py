@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,11 +80,23 @@ def test_no_module_finds_files_from_its_own_location(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(LIBRARY)))
-def test_module_takes_only_the_atomic_writer_and_the_path_check_from_the_harness(path: Path) -> None:
-    """The library depends on the harness's distribution for two standard-library helpers, its atomic writer and its
-    check of a directory to write in (dangling links included), and for nothing else (none of its pytest parts)."""
+def test_module_imports_neither_pytest_nor_the_harness(path: Path) -> None:
+    """The library stands alone (issue 33): no import line names pytest, the harness or a pytest plugin."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = {alias.name for n in ast.walk(tree) if isinstance(n, ast.Import) for alias in n.names}
     names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert {n for n in names if n.split(".")[0] == "llm_claims_harness"} <= {"llm_claims_harness.atomic",
-                                                                             "llm_claims_harness.paths"}
+    assert not {n for n in names if n.split(".")[0] in ("pytest", "_pytest", "llm_claims_harness", "xdist")}
+
+
+def test_importing_every_module_imports_neither_pytest_nor_the_harness() -> None:
+    """What each import line says holds for what importing does (a dependency that imports pytest would break it):
+    every library module imported in a fresh interpreter leaves pytest and the harness out of ``sys.modules``."""
+    modules = [".".join(p.relative_to(LIBRARY.parent).with_suffix("").parts).removesuffix(".__init__")
+               for p in MODULES if p.name != "__main__.py"]
+    code = ("import importlib, sys\n"
+            f"for name in {modules!r}:\n    importlib.import_module(name)\n"
+            "loaded = sorted(m for m in ('pytest', '_pytest', 'llm_claims_harness') if m in sys.modules)\n"
+            "assert not loaded, loaded\nprint(len(sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=LIBRARY.parent, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]

@@ -1,6 +1,6 @@
 """Paths and text as users have them (issue 32, item 4): a directory option that names a dangling symbolic link is
 a usage error naming the link and its missing target (:func:`llm_claims_harness.paths.not_writable_dir`, which the
-report directory and the trained-weights cache share), and a report is written whatever the locale: under
+report directory and the trained-weights cache share, and the library's copy for the data directory), and a report is written whatever the locale: under
 ``LC_ALL=C`` (no UTF-8 mode) a Korean argument reaches Python as lone surrogates, which the report records as the
 UTF-8 text it was (:func:`llm_claims_harness.text.utf8`) instead of crashing while writing the index."""
 
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from llm_claims_harness.paths import not_writable_dir
+from llm_claims_lab.core.paths import not_writable_dir as library_not_writable_dir
 from llm_claims_harness.text import utf8
 from toy_suite import TOY_POSTS
 
@@ -34,7 +35,8 @@ def links(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_dangling_link_is_named_with_its_missing_target(links: Path) -> None:
+@pytest.mark.parametrize("not_writable_dir", [not_writable_dir, library_not_writable_dir], ids=["harness", "library"])
+def test_a_dangling_link_is_named_with_its_missing_target(links: Path, not_writable_dir) -> None:
     for named in (links / "dangling", links / "dangling" / "sub" / "dir"):  # the link itself, or an ancestor
         assert not_writable_dir(named) == (f"{links / 'dangling'} is a dangling symbolic link: its target "
                                            f"'{links / 'missing'}' does not exist")

@@ -5,7 +5,7 @@ allocator (:mod:`.host_memory`), the weight cache (:mod:`.cache`: train once, th
 (:mod:`.build_log`), hub reachability (:mod:`.hub`), vector arithmetic on any embedding table (:mod:`.analogy`),
 tables as subspaces (:mod:`.subspaces`) and the figure canvas (:mod:`.figures`).
 
-Imports no other sub-package of the library (``tests/test_library_layout.py``). Files are written atomically with
-the project's one writer, :mod:`llm_claims_harness.atomic` (standard library only; the library depends on the harness's
-distribution, and imports nothing else of it).
+Imports no other sub-package of the library (``tests/test_library_layout.py``). Files are written atomically
+(:mod:`.atomic`) into directories checked first (:mod:`.paths`); input faults are :class:`.errors.InputFault`. The
+library imports neither pytest nor the claims harness (``tests/test_library_layout.py``).
 """

@@ -40,8 +40,9 @@ from filelock import FileLock, Timeout
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
-from llm_claims_harness.atomic import temporary_files, write_atomic
+from llm_claims_lab.core.atomic import temporary_files, write_atomic
 from llm_claims_lab.core.devices import cuda_numerics
+from llm_claims_lab.core.errors import InputFault
 
 Tensors = dict[str, torch.Tensor]
 Say = Callable[[str], None]
@@ -101,7 +102,7 @@ def tensors_digest(tensors: Mapping[str, torch.Tensor]) -> str:
     return h.hexdigest()
 
 
-class CacheUnwritable(RuntimeError):
+class CacheUnwritable(InputFault, RuntimeError):
     """A trained entry could not be stored (a full disk, a directory made read-only during the run); the message
     names the cache and the fix. The rows that needed the entry error."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from llm_claims_harness.atomic import write_atomic
+from llm_claims_lab.core.atomic import write_atomic
 
 
 def figure(figsize: tuple[float, float]):

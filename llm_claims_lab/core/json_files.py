@@ -8,12 +8,14 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from llm_claims_lab.core.errors import InputFault
+
 # Python types as JSON names them, for "its 'sd' is an array, not an object"
 _JSON_NAMES = {dict: "an object", list: "an array", str: "a string", int: "an integer", float: "a number",
                bool: "true or false", type(None): "null"}
 
 
-class InputFileError(ValueError):
+class InputFileError(InputFault, ValueError):
     """A JSON input file that is missing, unreadable, not JSON, or not of the shape its readers need; the message
     is one line: the file, what is wrong, and what to do."""
 

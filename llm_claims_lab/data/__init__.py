@@ -15,23 +15,22 @@ http(s) base URL) replaces the network. It is laid out like this::
 and every file from it is checked against the published sha256 (of the decompressed bytes for ``.xz``).
 
 Command line, with network: ``python -m llm_claims_lab.data fetch [--data-dir DIR] [--mirror SRC]`` fetches
-and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the registry.
+and builds everything and prints where; ``python -m llm_claims_lab.data list`` prints the registry
+(:func:`llm_claims_lab.data.command.main`).
 
 Every public name of :mod:`~llm_claims_lab.data.registry` and :mod:`~llm_claims_lab.data.locations` is
 importable from here. The registry's default is this module's :data:`REGISTRY`, read when called, so that
 replacing ``llm_claims_lab.data.REGISTRY`` (a test's mini registry) reaches :func:`mirror`, :class:`Store` and
-:func:`main`.
+the command line.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
 import lzma
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -41,16 +40,16 @@ import pooch
 
 from llm_claims_lab.data import kowiki
 from llm_claims_lab.inputs import wrong_format
-from llm_claims_harness.atomic import write_atomic, write_text_atomic
+from llm_claims_lab.core.atomic import write_atomic, write_text_atomic
 from llm_claims_lab.data.locations import (
     DATA_DIR_ENV,
     MIRROR_ENV,
-    DataError,
+    DataError,  # noqa: F401  (public here)
     DataHashMismatch,
     DataUnavailable,
     ExplicitPathError,
     Mirror,
-    data_dir,
+    data_dir,  # noqa: F401  (public here, as the module docstring says)
     named_mirror,
     named_path,  # noqa: F401  (read from here by corpus and ko_eval)
     remove_stale,
@@ -65,7 +64,7 @@ from llm_claims_lab.data.registry import (
     DataSet,
     PublishedFile,
     Registry,
-    describe,
+    describe,  # noqa: F401  (public here)
 )
 
 FETCH_COMMAND = "python -m llm_claims_lab.data fetch"
@@ -179,12 +178,10 @@ class Store:
         target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(suffix=".tmp", prefix=f".{target.name}.",
                                          dir=target.parent) as private:
-            try:
-                got = Path(pooch.retrieve(source, known_hash=None if packed else f"sha256:{f.sha256}",
+            try:  # verified here, not by pooch: a file that is not the published one is said to be what it is
+                got = Path(pooch.retrieve(source, known_hash=None,
                                           fname=Path(f.mirror_path if packed else f.path).name, path=private,
                                           downloader=downloader))
-            except ValueError as exc:  # pooch: the downloaded file's hash differs; it was deleted
-                raise DataHashMismatch(f"{f.path} from {source}: {exc} Fix: {self._fix(f, source)}") from None
             except OSError as exc:  # requests' errors are OSErrors too
                 if (why := unread(exc, source)) is None:
                     raise  # a failure to write the data directory
@@ -200,23 +197,47 @@ class Store:
             if packed:
                 write_atomic(target, lambda tmp: self._unpack(got, Path(tmp), f, source))
             else:
+                self._verify(got, f, source)
                 os.replace(got, target)
+
+    def _verify(self, got: Path, f: PublishedFile, source: str) -> None:
+        """Check a downloaded file against the published sha256.
+
+        Raises:
+            DataHashMismatch: it is not the published file: said to be empty, an HTML page or a Git LFS pointer
+                where it is one, with both hashes.
+        """
+        actual = pooch.file_hash(str(got))
+        if actual != f.sha256:
+            with open(got, "rb") as fh:
+                head = fh.read(200)
+            what = ("an empty file" if not head else wrong_format(head)
+                    or "not the published file (truncated, altered or another version)")
+            raise DataHashMismatch(f"{source} is {what}: it has sha256 {actual}, the published file {f.path} has "
+                                   f"{f.sha256}; nothing was kept. Fix: {self._fix(f, source)}")
 
     def _unpack(self, packed: Path, out: Path, f: PublishedFile, source: str) -> None:
         """Decompress a mirror's ``.xz`` copy into ``out`` and check it against the published sha256.
 
         Raises:
-            DataHashMismatch: ``packed`` is not a complete xz stream, or not the published file's.
+            DataHashMismatch: ``packed`` is empty, a truncated or damaged xz file, another kind of file (an HTML
+                page, a Git LFS pointer), or not the published file's copy; with both hashes.
         """
         try:
             with lzma.open(packed) as src, open(out, "wb") as dst:
                 shutil.copyfileobj(src, dst)
-        except (EOFError, lzma.LZMAError) as exc:
-            what = wrong_format(packed.read_bytes()[:200]) or f"not a complete xz stream ({exc})"
+        except EOFError:
+            what = ("an empty file" if packed.stat().st_size == 0
+                    else "a truncated xz file (its stream ends before the end marker)")
+        except lzma.LZMAError as exc:
+            what = wrong_format(packed.read_bytes()[:200]) or f"not an xz file, or a damaged one ({exc})"
+        else:
+            what = None
+        if what:
             raise DataHashMismatch(
                 f"{source} is {what}: it has sha256 "
                 f"{pooch.file_hash(str(packed))}, the published file {f.path} has {f.sha256} (decompressed); "
-                f"nothing was kept. Fix: {self._fix(f, source)}") from None
+                f"nothing was kept. Fix: {self._fix(f, source)}")
         actual = pooch.file_hash(str(out))
         if actual != f.sha256:
             raise DataHashMismatch(f"{f.path} from {source} (decompressed) has sha256 {actual}, the "
@@ -264,34 +285,3 @@ def _lines(paths: list[Path]) -> Iterator[str]:
     for path in paths:
         with open(path, encoding="utf-8") as fh:
             yield from fh
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m llm_claims_lab.data fetch|list``: see the module docstring. Returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m llm_claims_lab.data",
-                                     description="Fetch, verify and build the word2vec claims' data.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    fetch = commands.add_parser("fetch", help="fetch and build every data set into the data directory")
-    fetch.add_argument("--data-dir", metavar="DIR",
-                       help=f"where to put it (default: ${DATA_DIR_ENV}, else <user cache>/llm-claims/data)")
-    fetch.add_argument("--mirror", metavar="DIR|URL",
-                       help=f"read the files from this mirror, not the network (default: ${MIRROR_ENV})")
-    commands.add_parser("list", help="the data sets: sources, sha256, license and attribution")
-    args = parser.parse_args(argv)
-    if args.command == "list":
-        print("\n".join(describe(s) for s in (REGISTRY.ko_eval, REGISTRY.kowiki)), end="")
-        print(f"{REGISTRY.kowiki.name}/{CORPUS_FILE}: built from these by llm_claims_lab/data/kowiki.py, "
-              f"sha256 {REGISTRY.corpus_sha256}")
-        return 0
-    try:
-        store = Store(data_dir(args.data_dir, "--data-dir"), mirror(args.mirror, "--mirror"),
-                      progressbar=True, say=lambda line: print(line, file=sys.stderr, flush=True))
-        eval_dir, corpus = store.ko_eval(), store.corpus()
-    except DataError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"Korean evaluation sets: {eval_dir}\nKorean Wikipedia corpus: {corpus}")
-    if store.root != data_dir(None):
-        print(f"pytest finds them with --claims-data-dir {store.root} (or {DATA_DIR_ENV}={store.root})")
-    return 0
-

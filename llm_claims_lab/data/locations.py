@@ -18,7 +18,8 @@ import platformdirs
 import pooch
 import requests
 
-from llm_claims_harness.paths import not_writable_dir
+from llm_claims_lab.core.paths import not_writable_dir
+from llm_claims_lab.core.errors import InputFault
 from llm_claims_lab.data.registry import DataSet, PublishedFile, Registry, mirror_layout
 
 DATA_DIR_ENV = "CLAIMS_DATA_DIR"
@@ -29,7 +30,7 @@ TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp|tmp[a-z0-9_]{8}")
 WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)  # a write's, whatever file it names
 
 
-class DataError(RuntimeError):
+class DataError(InputFault, RuntimeError):
     """Data could not be provided; the message names the file or path and the fix."""
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from llm_claims_harness.atomic import write_atomic
+from llm_claims_lab.core.atomic import write_atomic
 from llm_claims_lab.core.figures import figure, save
 from llm_claims_lab.core.stats import t_half_width
 

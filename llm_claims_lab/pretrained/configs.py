@@ -15,9 +15,10 @@ from typing import Any
 
 from llm_claims_lab.core.hub import hub_reachable
 from llm_claims_lab.core.json_files import InputFileError, read_json
+from llm_claims_lab.core.errors import InputFault
 
 
-class ConfigUnavailable(RuntimeError):
+class ConfigUnavailable(InputFault, RuntimeError):
     """A hub ``config.json`` could not be had; the message says what was tried and how to get it."""
 
 

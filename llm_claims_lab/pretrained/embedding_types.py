@@ -9,9 +9,10 @@ from typing import Any
 import torch
 
 from llm_claims_lab.core.analogy import Vocabulary
+from llm_claims_lab.core.errors import InputFault
 
 
-class EmbeddingsUnavailable(RuntimeError):
+class EmbeddingsUnavailable(InputFault, RuntimeError):
     """An embedding table could not be loaded; the message says what was tried and how to provide it."""
 
 

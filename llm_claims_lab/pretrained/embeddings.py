@@ -34,6 +34,7 @@ from llm_claims_lab.pretrained.gpt2_checkpoint import (WTE_KEYS, check_checkpoin
                                                        wte_from_dir)
 from llm_claims_lab.pretrained.gpt2_published import PUBLISHED_SHA256, GPT2Source, not_published
 from llm_claims_lab.core.hub import hub_reachable
+from llm_claims_lab.core.errors import InputFault
 from llm_claims_lab.tokenizers import GPT2_VOCAB_SIZE
 
 __all__ = [
@@ -74,7 +75,7 @@ def check_gpt2_tokenizer(tokenizer: Any, rows: int, source: str) -> None:
                            "GPT-2's table and tokenizer")
 
 
-class GPT2DirError(ValueError):
+class GPT2DirError(InputFault, ValueError):
     """The GPT-2 directory the user named (``--claims-gpt2-dir`` or ``$CLAIMS_GPT2_DIR``) does not hold
     usable weights: a usage error, never replaced by another source. The message names the directory,
     what is wrong with it and what it should hold."""

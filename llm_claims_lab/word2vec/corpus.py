@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from llm_claims_lab import data
+from llm_claims_lab.core.errors import InputFault
 from llm_claims_lab.inputs import wrong_format
 from llm_claims_lab.word2vec.stemming import strip_particle
 
@@ -26,7 +27,7 @@ EXPECTED = "a UTF-8 text file (.txt or .txt.xz), one paragraph per line"
 BOM = "\ufeff"  # U+FEFF, the byte-order mark some editors write at the start of a UTF-8 file (EF BB BF)
 
 
-class CorpusUnavailable(RuntimeError):
+class CorpusUnavailable(InputFault, RuntimeError):
     """The corpus file is missing or unreadable; the message says how to provide one."""
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from llm_claims_harness.atomic import write_atomic
+from llm_claims_lab.core.atomic import write_atomic
 from llm_claims_lab.core.figures import figure, save
 
 

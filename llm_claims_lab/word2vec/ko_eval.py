@@ -16,6 +16,7 @@ import hashlib
 import warnings
 
 from llm_claims_lab import data
+from llm_claims_lab.core.errors import InputFault
 from llm_claims_lab.inputs import wrong_format
 
 ENV_VAR = "CLAIMS_KO_EVAL_DIR"
@@ -25,7 +26,7 @@ WS353_HEADER = ("word 1", "word 2", "kor_score")
 SCORE_RANGE = (0.0, 10.0)  # the raters' scale
 
 
-class EvalDataUnavailable(RuntimeError):
+class EvalDataUnavailable(InputFault, RuntimeError):
     """An evaluation file is missing or unreadable; the message says how to provide it."""
 
 
@@ -34,7 +35,7 @@ class UnpublishedEvalFile(UserWarning):
     given; the warning names the file and both hashes."""
 
 
-class MalformedEvalFile(ValueError):
+class MalformedEvalFile(InputFault, ValueError):
     """An evaluation file is readable but not in the expected format; the message names the file and line."""
 
 

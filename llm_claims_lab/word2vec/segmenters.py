@@ -23,6 +23,8 @@ from importlib import metadata
 
 import torch
 
+from llm_claims_lab.core.errors import InputFault
+
 SEGMENTERS = ("gpt2_bpe", "kiwi")
 # Kiwi's tags (Sejong's set) of the morphemes post A's stripper would remove: particles (J…), endings (E…), the
 # copula (VCP, VCN: '이다'), suffixes (XS…) and punctuation and symbols (S… but foreign words SL, Hanja SH and
@@ -32,7 +34,7 @@ KIWI_INSTALL = 'python -m pip install -e ".[kiwi]"'
 Segment = Callable[[Sequence[str]], list[list[str]]]  # paragraphs -> tokens per paragraph
 
 
-class SegmenterUnavailable(RuntimeError):
+class SegmenterUnavailable(InputFault, RuntimeError):
     """The segmenter's package or files are missing; the message says how to install them."""
 
 

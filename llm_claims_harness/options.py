@@ -1,0 +1,49 @@
+"""The harness's command-line options: where the report goes, the seeds, strictness; their values parsed (a
+value out of range is argparse's usage error, naming the option)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+MAX_SEED = 2**31 - 1  # every generator takes it (numpy's legacy seeds stop at 2**32 − 1; offsets are added)
+
+
+def _int_in(text: str, low: int, high: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    return _int_in(text, 0, MAX_SEED // 2, f"a seed from 0 to {MAX_SEED // 2}")
+
+
+def _positive_int(text: str) -> int:
+    return _int_in(text, 1, 1000, "a positive integer up to 1000")
+
+
+def add(parser: pytest.Parser) -> None:
+    """Add the harness's options (group ``claims``) to ``parser``."""
+    group = parser.getgroup("claims", "claims suite")
+    group.addoption("--claims-report-dir", default=None, metavar="DIR",
+                    help="where CLAIMS.md and results.json are written (default: <rootdir>/reports)")
+    group.addoption("--no-claims-report", action="store_true",
+                    help="measure and judge, but do not write the report")
+    group.addoption("--claims-catalogue", action="store_true",
+                    help="list every declared claim (id, kind, source, statement, post value, tolerance, "
+                         "expected verdict, version) in CATALOGUE.md and its pages in the report directory, without "
+                         "measuring anything")
+    group.addoption("--claims-strict", action="store_true",
+                    help="fail the run on an inconclusive claim (a value within its noise of a bound); by "
+                         "default such a row passes with a warning, and --claims-seeds N usually decides it")
+    group.addoption("--claims-seed", type=_seed, default=42, metavar="N",
+                    help="seed of every random draw in the claims (default: 42)")
+    group.addoption("--claims-seeds", type=_positive_int, default=1, metavar="N",
+                    help="trained claims run N seeds, --claims-seed and the N − 1 after it, and judge the "
+                         "mean, whose noise is the calibration's SD / √N (default: 1)")
