@@ -34,11 +34,15 @@ from llm_claims_harness.paths import not_writable_dir
 from llm_claims_harness.plan import PLAN, RunPlan, plan
 from llm_claims_harness.posts import PostRegistryError, Registry
 from llm_claims_harness.row import Row
+from llm_claims_harness.text import plural
 
 STATE = pytest.StashKey["RunState"]()
 RUN_ID = pytest.StashKey[str]()
 REGISTRY = pytest.StashKey[Registry]()
 _PROPERTY, _SAMPLES = "claim_row", "claim_samples"  # what a test report carries to the controller
+# of an error row's exception, kept as its reason: a suite's one-line input fault (file, both hashes, the fix: about
+# 600 characters) whole; a long assertion diff cut
+ERROR_CHARS = 1000
 # the row's facts that reach JUnit XML as properties (what record_property writes), each prefixed "claim."
 JUNIT_FIELDS = ("id", "kind", "post", "section", "verdict", "expected_verdict", "as_expected", "measured", "unit",
                 "noise_sd", "interval", "reason", "run")
@@ -114,7 +118,7 @@ class RunState:
         if not self.rows:
             return
         unexpected = sorted(r.id for r in self.rows.values() if r.as_expected is False)
-        terminalreporter.write_line(f"{len(self.rows)} claim rows measured")
+        terminalreporter.write_line(f"{plural(len(self.rows), 'claim row')} measured")
         for line in report.summary_lines(self.rows.values()):
             terminalreporter.write_line("  " + line)
         revised = report.revised(self.rows.values())
@@ -249,7 +253,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         else:
             excinfo = call.excinfo
             text = f"{excinfo.typename}: {excinfo.value}" if excinfo else rep.longreprtext
-            verdict, reason = "error", after + " ".join(text.split())[:300]
+            verdict, reason = "error", after + " ".join(text.split())[:ERROR_CHARS]
         row = Row.made(spec.resolve(case_id(item)), nodeid=item.nodeid, topic=topic_of(item), verdict=verdict,
                        reason=reason)
     device = item.config.hook.pytest_claims_item_device(item=item, device=plan(item.config).device) or "cpu"

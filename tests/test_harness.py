@@ -159,13 +159,19 @@ def test_lazy(verify):
 @claim(id="toy.crash", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
 def test_crash(verify):
     raise RuntimeError("model exploded")
+
+@claim(id="toy.fault", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
+def test_fault(verify):  # a one-line input fault as the suite raises it: the file, both hashes, the fix
+    raise RuntimeError("data/x.csv is an HTML page: it has sha256 " + "a" * 64 + ", the published file has "
+                       + "b" * 64 + "; nothing was kept. " + "x" * 400 + " Fix: replace data/x.csv")
 ''')
     result = pytester.runpytest()
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(failed=3)
     rows = _rows(pytester)
     assert rows["toy.lazy"]["verdict"] == rows["toy.crash"]["verdict"] == "error"
     assert "must end by calling verify" in rows["toy.lazy"]["reason"]
     assert "model exploded" in rows["toy.crash"]["reason"]
+    assert rows["toy.fault"]["reason"].endswith("Fix: replace data/x.csv")  # kept whole, not cut at 300
 
 
 @pytest.mark.parametrize(("option", "message"), [

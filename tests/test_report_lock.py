@@ -106,6 +106,7 @@ def _rows_and_items(out: Path) -> tuple[set[str], set[str]]:
 def test_two_runs_on_one_report_directory_keep_both_rows(pytester: pytest.Pytester) -> None:
     done, out = _two_runs(pytester, plant=False)
     assert [d.returncode for d in done] == [0, 0], [d.stdout[-2000:] for d in done]
+    assert all("1 claim row measured" in d.stdout for d in done)  # each run measured one row (said in the singular)
     rows, items = _rows_and_items(out)
     assert rows == {"lock.first", "lock.second"}
     assert items == {"first", "second"}
