@@ -116,9 +116,11 @@ def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdo
     return out
 
 
-def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, catalogue: bool = True) -> dict[str, str]:
+def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, catalogue: bool = True,
+          samples: bool = True) -> dict[str, str]:
     """Every page of the report for ``doc`` (file name → text), the index first; ``catalogue``: whether the index may
-    link a ``CATALOGUE.md`` (one is in the report directory).
+    link a ``CATALOGUE.md`` (one is in the report directory); ``samples``: whether ``samples.jsonl`` holds any item
+    (an empty one is not linked).
 
     Raises:
         ReportBudgetError: a page cannot be kept within ``budget`` (one row alone is over it).
@@ -146,7 +148,7 @@ def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, cata
     if rest:
         books[BEYOND] = _book(BEYOND, "Beyond the posts: further claims and controls", rest, [],
                               lambda r: registry.label(r.post, r.section), budget, stopped)
-    index = _index(doc, registry, books, catalogue)
+    index = _index(doc, registry, books, catalogue, samples)
     if len(index.encode("utf-8")) > budget:
         raise ReportBudgetError(f"{INDEX}: {len(index.encode('utf-8'))} bytes, over its budget of {budget}")
     texts = {INDEX: index, **{name: text for book in books.values() for name, (text, _) in book.items()}}
@@ -158,7 +160,7 @@ def _links(book: Book) -> str:
     return " ".join(f"[{'page' if k == 0 else f'part {k + 1}'}]({name})" for k, name in enumerate(book))
 
 
-def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue: bool) -> str:
+def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue: bool, samples: bool) -> str:
     rows = list(doc.rows)
     page_of = {r.id: name for book in books.values() for name, (_, part) in book.items() for r in part}
     linked = lambda entry: f"[{entry}]({page_of.get(entry.split(' (')[0], INDEX)})"  # noqa: E731
@@ -168,8 +170,9 @@ def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue:
              *wrap("The claims of the posts below, measured and judged with each claim's declared tolerance: one page "
                    "per post (its claims and the literal readings of its sentences) and one for the rows beyond the "
                    f"posts (further claims and controls). In full: {full}, values [results.json](results.json) "
-                   "([SCHEMA.md](SCHEMA.md)), the items scored by the rows that score items "
-                   "[samples.jsonl](samples.jsonl)."), ""]
+                   "([SCHEMA.md](SCHEMA.md)), " + ("the items scored by the rows that score items "
+                                                   "[samples.jsonl](samples.jsonl)." if samples
+                                                   else "and no row of this report logs scored items.")), ""]
     titles = [*((p.id, cell(p.cited())) for p in registry.posts), (BEYOND, "Beyond the posts"),
               *([(UNPLACED, "Rows of no registered post")] if UNPLACED in books else [])]
     for key, title in titles:

@@ -217,7 +217,7 @@ def _write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
     samples, lost = _samples(out, doc, run)
     # a warning names files, whose path may hold bytes the locale could not decode
     doc = dataclasses.replace(doc, warning=utf8("; ".join(filter(None, [doc.warning, lost]))))
-    texts = pages.pages(doc, registry, catalogue=(out / "CATALOGUE.md").exists())
+    texts = pages.pages(doc, registry, catalogue=(out / "CATALOGUE.md").exists(), samples=bool(samples))
     write_text_atomic(out / "results.json", json.dumps(doc.to_dict(), indent=1, ensure_ascii=False) + "\n")
     write_text_atomic(out / SAMPLES, samples)
     for name, text in texts.items():

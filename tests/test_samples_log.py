@@ -61,6 +61,15 @@ def test_samples_are_written_one_line_per_item(suite: pytest.Pytester) -> None:
         {"id": "toy.scored", "run": run, "item": {"q": "일 + 일", "answer": 2.0, "nested": {"cosines": [0.5, None]}}},
         {"id": "toy.other", "run": run, "item": {"q": "other"}}]
     assert "일 + 일" in (suite.path / "reports" / "samples.jsonl").read_text(encoding="utf-8")  # not \\u-escaped
+    assert "[samples.jsonl](samples.jsonl)" in (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+
+
+def test_an_empty_log_is_not_linked(suite: pytest.Pytester) -> None:
+    """A report none of whose rows logs items says so instead of linking an empty ``samples.jsonl`` (issue 33)."""
+    suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
+    index = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert (suite.path / "reports" / "samples.jsonl").read_text(encoding="utf-8") == ""
+    assert "samples.jsonl" not in index and "no row of this report logs scored items" in index
 
 
 def test_partial_run_keeps_the_lines_of_rows_it_did_not_measure(suite: pytest.Pytester) -> None:
