@@ -171,6 +171,17 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_report_dir(config)
 
 
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """The run plan in pytest's header, as pytest-randomly prints its seed: what reproduces the run. Only for a suite
+    that declares posts (inert elsewhere)."""
+    if hasattr(config, "workerinput") or not config.stash[REGISTRY].posts:
+        return None
+    run = plan(config)
+    drawn = f"seeds {run.seeds[0]}–{run.seeds[-1]}" if len(run.seeds) > 1 else f"seed {run.seed}"
+    out = "no report" if config.getoption("no_claims_report") else f"report {report_dir(config)}"
+    return f"claims: {drawn} (--claims-seed, --claims-seeds), device {run.device_name}, {out}"
+
+
 def _check_report_dir(config: pytest.Config) -> None:
     """The report directory (``--claims-report-dir``, else ``<rootdir>/reports``) must be one this run can write
     to, unless no report is written: found before measuring, not when the report is due.

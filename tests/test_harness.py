@@ -263,3 +263,14 @@ def test_second(verify):
     together = _rows(pytester)["toy.second"]["measured"]
     pytester.runpytest("-k", "toy.second")
     assert _rows(pytester)["toy.second"]["measured"] == together == _rows(pytester)["toy.first"]["measured"]
+
+
+@pytest.mark.parametrize(("args", "header"), [
+    ((), "claims: seed 42 (--claims-seed, --claims-seeds), device cpu*, report */reports"),
+    (("--claims-seed=7", "--claims-seeds=3", "--no-claims-report"),
+     "claims: seeds 7–9 (--claims-seed, --claims-seeds), device cpu*, no report"),
+], ids=["default", "seeds"])
+def test_the_run_plan_is_in_pytests_header(suite: pytest.Pytester, args: tuple[str, ...], header: str) -> None:
+    """What reproduces the run, where pytest-randomly prints its seed (issue 33); absent from a suite without
+    claims (``test_harness_standalone.py``)."""
+    suite.runpytest("--co", *args).stdout.fnmatch_lines([header])
