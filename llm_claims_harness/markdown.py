@@ -216,7 +216,7 @@ def _claim(claim_id: str, rs: list[Row], dev: Legend, notes: Legend, shared: set
             lines += wrap(f"`{r.case}` {cut(r.statement, cap['case'])}", "  - ")
     for r in rs:
         if r.reason and r.verdict == "error":
-            lines += wrap(f"`{r.id}` error: {cut(r.reason, 300)}", "  - ")
+            lines += wrap(f"`{r.id}` error: {cut(r.reason, 1000)}", "  - ")  # a fault line whole, with its fix
     return lines
 
 

@@ -4,11 +4,13 @@ so the user sees what the id became instead of pytest's bare "deselected" (exit 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 
 SHOWN = 12  # the existing rows listed per unmatched id; the rest are counted
 NOTE_CHARS = 240  # of a version note quoted in the hint
+CLOSE = 0.85  # difflib's similarity ratio for "closest" (a typo: one letter swapped, added or dropped)
 _OPERATORS = {"and", "or", "not"}
 
 
@@ -21,7 +23,7 @@ def claim_tokens(expression: str) -> list[str]:
 
 def unmatched_hints(expression: str, declared: Mapping[str, str]) -> list[str]:
     """One line per claim-like identifier of ``expression`` that no declared row id contains (``-k`` matches by
-    case-insensitive substring), naming the rows that exist under its longest shared prefix and quoting the version
+    case-insensitive substring), naming the closest ids (a typo) and the rows that exist under its longest shared prefix and quoting the version
     notes that mention it or its case. ``declared`` maps every row id collected (before deselection) to its claim's
     version note."""
     ids = sorted(declared)
@@ -33,7 +35,10 @@ def unmatched_hints(expression: str, declared: Mapping[str, str]) -> list[str]:
         prefix, under = _longest_prefix(wanted, ids)
         exists = (f"rows that exist under {prefix!r}: {_listed(under)}" if under
                   else "no row of this version shares its first name")
-        lines.append(f"-k {token!r} matches no claim row of this version; {exists}")
+        lower = {rid.lower(): rid for rid in ids}
+        close = [lower[c] for c in difflib.get_close_matches(wanted, lower, n=3, cutoff=CLOSE)]
+        closest = f"closest: {', '.join(close)}; " if close else ""
+        lines.append(f"-k {token!r} matches no claim row of this version; {closest}{exists}")
         lines.extend(f"  {note}" for note in _notes_mentioning(wanted, declared))
     return lines
 

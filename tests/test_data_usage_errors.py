@@ -113,7 +113,7 @@ def test_a_damaged_file_is_one_line_per_row_and_once_in_the_summary(
     assert len(set(errors)) == 1 and not any(line.startswith(("E ", "Traceback", "fixtures/")) for line in result.outlines)
     result.stdout.fnmatch_lines([f"*ERROR at setup of {stopped}*", errors[0], "*ERROR at setup of test_eval_again*",
                                  errors[0], "*= input faults =*", "2 rows stopped by 1 fault*", f"  {errors[0]}",
-                                 f"    rows: {stopped}, test_eval_again"])
+                                 f"    rows: test_needs_data.py::{stopped}, test_needs_data.py::test_eval_again"])
     # the check fails on the old handling: without fixtures/faults.py each row is a traceback through the fixture
     old = suite.runpytest(*args, "-p", "no:fixtures.faults")
     assert any(line.startswith("E   ") and "DataHashMismatch" in line for line in old.outlines)

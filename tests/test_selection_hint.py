@@ -28,12 +28,12 @@ def test_claim_tokens_are_the_dotted_identifiers() -> None:
     ("toy.cases[a]", []),  # a row that exists: no hint
     ("TOY.HOLDS", []),  # -k matches case-insensitively
     ("toy.cases", []),  # a prefix of rows that exist selects them
-    ("toy.cases[z]", ["-k 'toy.cases[z]' matches no claim row of this version; rows that exist under 'toy.cases': "
-                      "toy.cases[a], toy.cases[b]"]),
+    ("toy.cases[z]", ["-k 'toy.cases[z]' matches no claim row of this version; closest: toy.cases[b], toy.cases[a]; "
+                      "rows that exist under 'toy.cases': toy.cases[a], toy.cases[b]"]),
     ("toy.renamed[old]", ["-k 'toy.renamed[old]' matches no claim row of this version; rows that exist under "
                           "'toy.renamed': toy.renamed[new]", "  toy.renamed: v2: the case old is now new"]),
-    ("toy.holdz or toy.cases[a]", ["-k 'toy.holdz' matches no claim row of this version; rows that exist under "
-                                   "'toy.hold': toy.holds"]),
+    ("toy.holdz or toy.cases[a]", ["-k 'toy.holdz' matches no claim row of this version; closest: toy.holds; rows "
+                                   "that exist under 'toy.hold': toy.holds"]),
     ("toy.x", ["-k 'toy.x' matches no claim row of this version; rows that exist under 'toy.': toy.cases[a], "
                "toy.cases[b], toy.holds, toy.renamed[new]"]),
     ("other.thing", ["-k 'other.thing' matches no claim row of this version; no row of this version shares its "

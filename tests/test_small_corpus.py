@@ -24,3 +24,15 @@ def test_a_corpus_too_small_for_a_vocabulary_skips_every_row_with_the_counts(
     for r in rows.values():
         assert f"corpus at {corpus} has no stem that occurs 5 times" in r["reason"], r["reason"]
         assert "covers 0 of WS-353's 353 pairs" in r["reason"] and "Traceback" not in r["reason"]
+
+
+def test_the_stand_in_corpus_check_skips_on_a_named_corpus(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``w2v.corpus_stats`` checks the registry's stand-in corpus against post A's '2M': on a corpus the user named
+    (here large enough for a vocabulary) it skips, never a control 'not as designed' on someone else's corpus."""
+    corpus = tmp_path / "repeated.txt"
+    corpus.write_text("\n".join(SENTENCES * 10) + "\n", encoding="utf-8")  # every stem 10 times: a vocabulary
+    result, rows = run_with_bug(pytester, monkeypatch, ["test_word2vec.py"], "", f"--claims-corpus={corpus}",
+                                "-k", "w2v.corpus_stats")
+    assert set(rows) == {"w2v.corpus_stats[raw]", "w2v.corpus_stats[kept]"}, result.stdout.str()[-3000:]
+    assert all(r["verdict"] == "skipped" and f"the corpus named ({corpus})" in r["reason"] for r in rows.values())
