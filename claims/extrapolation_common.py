@@ -21,12 +21,12 @@ DEVIATION = (f"Evaluated on {EVAL_SEQUENCES:,} sequences per length drawn from t
              "the CPU generator, whose numbers for the same seed differ from those of CUDA's, which the post used; on "
              "CUDA from CUDA's, as in the post. Noise: the calibration of the row's device type, or the CPU's, as each "
              "row names. The forward pass is reassociated (same function, float rounding only).")
-REPRODUCE = close("effect size: within 5 pp of the post's number, a tenth of the ~50 pp between success (100 %) "
+REPRODUCE = close(reason="effect size: within 5 pp of the post's number, a tenth of the ~50 pp between success (100 %) "
                   "and the post's failure (~50 %); a smaller gap changes nothing the post concludes, and exceeds "
                   "the post's own single-run noise (≤ 1.96 × seed SD ≈ 1.3 pp at most)", atol=5.0)
-KEEPS = at_least(-5.0, "effect size: 'keeps its accuracy' = loses at most 5 pp from length 20, a fifth of the "
+KEEPS = at_least(-5.0, reason="effect size: 'keeps its accuracy' = loses at most 5 pp from length 20, a fifth of the "
                        "smallest failure the post reports (relative bias: −23.4 pp at 40)")
-LEARNS = at_least(95.0, "effect size: the task is learned at the training length when at most 5 pp short of the "
+LEARNS = at_least(95.0, reason="effect size: the task is learned at the training length when at most 5 pp short of the "
                         "100 % that post A's three schemes reach")
 
 

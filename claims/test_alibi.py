@@ -34,9 +34,9 @@ NOT_POWER_OF_TWO = ("the paper trains powers of two only; its reference code's g
     source="Post A, exp. 3 closing (ALiBi: '거리가 멀어질수록 수학적으로 가산점을 깎아')",
     statement="Our ALiBi bias subtracts m_h per position of distance with the paper's head slopes m_h: the "
               "slopes read from the bias (−bias at distance 1, per head), against the paper's sequence.",
-    tolerance=close("the slopes are stored in float32, which rounds a slope ≤ 1 by at most 3e-8 (half an ulp); a "
+    tolerance=close(reason="the slopes are stored in float32, which rounds a slope ≤ 1 by at most 3e-8 (half an ulp); a "
                     "slope off by any visible amount misses by far more than 1e-7", atol=1e-7),
-    kind="beyond",
+    kind="beyond", reference="the paper's slopes for H heads, as written in each case",
     expect_source=PAPER,
     cases={
         "8_heads": Case(statement="8 heads (the suite's ALiBi): [m_1, …, m_8] against 1/2^1 … 1/2^8.",
@@ -78,7 +78,9 @@ DIRECTION_LEN, DIRECTION_HEADS = 40, 8  # post A's Lte; the suite's ALiBi heads
               f"j < i is masked. Measured on {DIRECTION_HEADS} heads, {DIRECTION_LEN} × {DIRECTION_LEN} positions: "
               "[masked keys left of their query, masked keys at or right of it, visible keys whose bias is not "
               "−m_h·(j − i) with the module's own slopes m_h] (the slopes' values are pos.alibi_slopes').",
-    tolerance=exact("counts of keys"),
+    tolerance=exact(reason="counts of keys"),
+    reference=f"[{DIRECTION_HEADS * DIRECTION_LEN * (DIRECTION_LEN - 1) // 2:,}, 0, 0]: every key left of its query "
+              "masked, no other, every visible bias −m_h·(j − i)",
     kind="beyond",
     expect_source="Press et al. 2022, §3: ALiBi adds −m·(i − j) to the keys j ≤ i a causal mask leaves visible; "
                   "mirrored (keys j ≥ i, −m·(j − i)) for a task that looks right. Arithmetic: "

@@ -13,7 +13,7 @@ from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
 from llm_claims_lab.positional import (LearnedPositionalEmbedding, RelativePositionBias, apply_rope,
                                  sinusoidal_table)
 
-FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values; a position-dependent "
+FLOAT64_NOISE = at_most(1e-9, reason="float64 rounding (~1e-15 per op) on O(10) values; a position-dependent "
                               "computation differs by O(0.1–10)")
 
 
@@ -34,7 +34,7 @@ FLOAT64_NOISE = at_most(1e-9, "float64 rounding (~1e-15 per op) on O(10) values;
         "with_sinusoidal_pe": Case(
             statement="control: with sinusoidal PE added to the input, permuting changes the output "
                       "beyond a permutation (residual ≥ 1e-3).",
-            tolerance=at_least(1e-3, "six orders of magnitude above the float64 noise bound of the "
+            tolerance=at_least(1e-3, reason="six orders of magnitude above the float64 noise bound of the "
                                      "other case; PE terms of size ~1 move outputs by O(0.1–1)"),
             kind="control",
             expect_source="control's design: a position-dependent input term breaks permutation "
@@ -69,7 +69,7 @@ def test_order_blind_without_pe(verify, case, generator):
             expect_source="post B's sentence (the quote); Su et al. 2021 (RoFormer): R_m^T R_n = R_(n−m)"),
         "varies_with_offset": Case(
             statement="control: the score does change with the offset (range of the per-offset score ≥ 0.1).",
-            tolerance=at_least(0.1, "|q·k| ~ √64·1 = 8 for unit-normal q, k: rotations by different "
+            tolerance=at_least(0.1, reason="|q·k| ~ √64·1 = 8 for unit-normal q, k: rotations by different "
                                     "angles move it by O(1); without any rotation it would be exactly 0"),
             kind="control",
             expect_source="control's design: a rotation that depends on the offset must move the score, "
@@ -103,7 +103,7 @@ ROPE_WIDE = 128  # post A's d_model, as the RoPE rows of test_score_decay.py
               "|θ_i read from the rotation (atan2 of the rotated unit vector e_(2i−1) at position 1) − θ_i of the "
               "paper's formula|, the formula written out here, not taken from the library. The posts give no θ; "
               "every RoPE row rests on these angles.",
-    tolerance=at_most(1e-12, "float64 sin/cos/atan2 err by ~1e-16; another base (Llama 3's 500,000, or 1,000) "
+    tolerance=at_most(1e-12, reason="float64 sin/cos/atan2 err by ~1e-16; another base (Llama 3's 500,000, or 1,000) "
                              "moves θ_2 by more than 1e-2, a rotation the other way flips every sign"),
     kind="beyond",
     expect_source="Su et al. 2021 (RoFormer), §3.2.2: R^d_(Θ,m) rotates pair i by m·θ_i with the pre-defined "
@@ -122,7 +122,7 @@ def test_rope_frequencies_from_paper(verify):
                     "θ_i read, paper": [read[worst].item(), paper[worst].item()],
                     "θ_1, θ_2, θ_64 read": [round(read[k].item(), 9) for k in (0, 1, ROPE_WIDE // 2 - 1)]})
 
-CHANGED = at_least(1e-3, "six orders above float64 noise; position terms of size ~1 move logits by O(0.1–1)")
+CHANGED = at_least(1e-3, reason="six orders above float64 noise; position terms of size ~1 move logits by O(0.1–1)")
 MID_SOURCE = ("post B, after figure 3 ('밥을 다음에 동사가 온다는 구조는 유지된다'): with 정말 inserted after the first "
               "word, the verb's absolute position moves and the verb still follows 밥을")
 FRONT_QUOTE = Quote("그림 3. 문장 앞에 토큰이 끼어들면 절대 position은 밀리지만, 주변 토큰과의 상대 관계는 유지된다", "figure 3: "
@@ -165,7 +165,7 @@ BEYOND_FIGURE = "Beyond the post (figure 3 is about the sinusoidal vectors, not 
         "sinusoidal_pe_moves": Case(
             statement="in front (figure 3); sinusoidal PE: the absolute position vectors are pushed back: the "
                       "smallest |PE(p+1) − PE(p)| over the original tokens' positions p (at least 0.1).",
-            tolerance=at_least(0.1, "a move no rounding makes (float64 errs by ~1e-15 on rows of norm √32 ≈ 5.7), "
+            tolerance=at_least(0.1, reason="a move no rounding makes (float64 errs by ~1e-15 on rows of norm √32 ≈ 5.7), "
                                     "far below one step's: the fastest pair alone moves by 2·sin(½) ≈ 0.96"),
             kind="post", quote=FRONT_QUOTE,
             expect_source="post B, figure 3 ('절대 position은 밀리지만'); arithmetic: |PE(p+1) − PE(p)|² = "

@@ -18,7 +18,7 @@ from llm_claims_lab.positional import sinusoidal_table
     statement="nn.Embedding(ids) equals one_hot(ids) @ W bit for bit: the lookup is the one-hot product "
               "done as a row read (V=1,000, D=64, ids [4, 16]); measured: max |Δ|.",
     post_value=0.0,
-    tolerance=exact("a one-hot product adds exact zeros to one row; IEEE float32 makes it bit-identical "
+    tolerance=exact(reason="a one-hot product adds exact zeros to one row; IEEE float32 makes it bit-identical "
                     "(TF32 matmul, off by default in torch, would break this)"),
     kind="post",
     expect_source="post A: 'nn.Embedding은 원-핫 벡터와 행렬의 곱을 룩업으로 구현한 것에 불과합니다'; arithmetic: "
@@ -58,7 +58,7 @@ def _grad_after(passes: int, ids: torch.Tensor, target: torch.Tensor, seed: int,
     statement="Without zero_grad, a second backward pass adds to .grad: after two passes .grad = 2 × its "
               "value after one; with zero_grad between passes it equals the one-pass value. Measured: max |Δ|.",
     post_value=0.0,
-    tolerance=exact("the same backward pass twice is deterministic on CPU, and g + g = 2g exactly in IEEE"),
+    tolerance=exact(reason="the same backward pass twice is deterministic on CPU, and g + g = 2g exactly in IEEE"),
     kind="post",
     expect_source="post A, (2) opt.zero_grad(): '파이토치는 … 기울기를 버리지 않고 계속 누적하는 특징이 있습니다' "
                   "(PyTorch keeps accumulating gradients across passes)",
@@ -91,7 +91,7 @@ def test_grad_accumulates(verify, case, generator, seed):
     statement="Adding PE keeps the input [B, T, D]; concatenating it widens the input to [B, T, 2D], and "
               "with it every later projection (not measured: a D×D projection at width 2D has (2D)²/D² = 4× "
               "the weights, by arithmetic).",
-    tolerance=exact("shapes are integers"),
+    tolerance=exact(reason="shapes are integers"),
     kind="post",
     expect_source="post B: 'concat하면 hidden size가 커지고 이후 모든 projection matrix의 크기도 바뀐다'; post A, "
                   "'더할 것인가, 이어붙일 것인가': concatenating makes every later layer costlier",
@@ -132,7 +132,7 @@ LENGTHS = [8, 16, 512]  # post B's seq_len=8, twice it, and BERT's 512
     post="B", section="why-add",
     source="Post B, '위치는 왜 embedding에 더해도 되는가' ('sequence 길이가 바뀌어도 입력 shape가 그대로')",
     statement="What stays fixed when the sequence length changes (B=2, D=6 as post B's code; T = 8, 16, 512).",
-    tolerance=exact("shapes are integers"),
+    tolerance=exact(reason="shapes are integers"),
     kind="post",
     cases={
         "add_full_shape": Case(

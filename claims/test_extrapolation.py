@@ -110,7 +110,7 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
               "positions (what the post's table prints as 전체); per position, the accuracy on the new positions "
               "19–38, whose table rows (21–40 in the post's count) are never trained.",
     kind="post", quote=FLOOR_QUOTE, unit="%",
-    tolerance=at_most(FLOOR, f"our reading of 'hits the floor': within 10 pp of chance ({CHANCE:g} %), i.e. "
+    tolerance=at_most(FLOOR, reason=f"our reading of 'hits the floor': within 10 pp of chance ({CHANCE:g} %), i.e. "
                              f"≤ {FLOOR:g} %; the relative bias keeps about 77 % there"),
     cases={
         "learned": Case(
@@ -124,7 +124,7 @@ FLOOR_CASES = {  # row id -> (scheme, quantity)
                           f"{POST_IMPLIED_NEW['learned']:.1f} % on 19–38"),
         "sinusoidal": Case(
             quote=W_QUOTE, post_value="작동할 이유는 없습니다 (no reason it works)",
-            tolerance=at_most(FLOOR, f"our reading of '그 W가 새 위치에서 작동할 이유는 없습니다' (W does not work at "
+            tolerance=at_most(FLOOR, reason=f"our reading of '그 W가 새 위치에서 작동할 이유는 없습니다' (W does not work at "
                                      f"the new positions): within 10 pp of chance ({CHANCE:g} %), i.e. ≤ {FLOOR:g} %, "
                                      "as the post's table implies; the relative bias keeps about 77 % there"),
             statement=f"sinusoidal, per position: accuracy on the new positions 19–38 at length 40 is at most "
@@ -178,8 +178,8 @@ def test_new_positions_near_chance(verify, extrapolation_lab, calibration, seeds
     kind="control",
     expect_source="control's design: the right-neighbour task at length 20 is solved by both schemes (the post's "
                   "table: 100 % both), so their difference at the ceiling is 0 whenever training works",
-    post_value="100 % both", unit="pp",
-    tolerance=close("effect size: 'alike' = within 1 pp at the training length", atol=1.0),
+    post_value="100 % both", unit="pp", reference="0 pp: no difference at the ceiling",
+    tolerance=close(reason="effect size: 'alike' = within 1 pp at the training length", atol=1.0),
     version=3,
     version_note="v3 (issue 10): a control, no longer the post's claim: it compares two 100 % ceilings, which "
                  "cannot tell 'alike' from 'different', so it cannot test Vaswani et al.'s finding; the steps "
@@ -200,7 +200,7 @@ def test_learned_equals_sin_in_range(verify, extrapolation_lab, calibration, see
                     "seeds": len(seeds)})
 
 
-BREAKS = at_most(50.0, "effect size: 'training breaks' = the task is not learned even at the training length, "
+BREAKS = at_most(50.0, reason="effect size: 'training breaks' = the task is not learned even at the training length, "
                        "at most half the 100 % that the learned table and sinusoidal PE reach there with the same "
                        f"protocol, and far from it on either side (chance is {CHANCE:g} %)")
 

@@ -41,7 +41,7 @@ def _findings(scheme: str) -> tuple[str, str]:
 # A row whose calibration seeds are bimodal — some collapse below the KEEPS bound while most keep their
 # accuracy — is judged as a failure rate over the run's seeds, not as a mean with a Gaussian band that such a
 # sample does not have (rope at 80: 2 of 20 calibration seeds lose 12.6 and 21.5 pp, 18 lose at most 0.9).
-FAILURE_RATE = at_most(0.5, "'keeps its accuracy' read per training run: fewer than half of the runs lose more than "
+FAILURE_RATE = at_most(0.5, reason="'keeps its accuracy' read per training run: fewer than half of the runs lose more than "
                             "5 pp (a collapse in a minority of seeds is the scheme's risk, not its rule)")
 
 

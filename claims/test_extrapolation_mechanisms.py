@@ -52,7 +52,7 @@ def _bias_figure(figure, tables: torch.Tensor, train_len: int) -> list[str]:
     expect_source="post A's sentence; arithmetic: a length-20 batch reads rows 0–19 only, so rows 20–39 get a "
                   "gradient of exactly 0 at every step, and Adam moves such a parameter by exactly 0",
     post_value=0.0, unit="(table entry)",
-    tolerance=exact("Adam moves a parameter whose gradient is always exactly 0 by 0/(√0 + ε) = 0: exact"),
+    tolerance=exact(reason="Adam moves a parameter whose gradient is always exactly 0 by 0/(√0 + ε) = 0: exact"),
     version=2,
     version_note="v2 (issue 30): the quote keeps the post's words ('학습(loss.backward())하지만'), which it had "
                  "dropped without '…'; protocol, tolerance and expectation unchanged",
@@ -85,7 +85,7 @@ def test_learned_rows_untrained(verify, extrapolation_lab, seeds):
     expect_source="post A, exp. 3: 'SGD는 학습에서 본 위치 0~19만 맞으면 되는 아무 W나 찾고 멈춥니다. 그 W가 새 "
                   "위치에서 작동할 이유는 없습니다'",
     unit="(fraction of queries)",
-    tolerance=at_least(0.5, "effect size: at least half of the queries more point at their right neighbour on "
+    tolerance=at_least(0.5, reason="effect size: at least half of the queries more point at their right neighbour on "
                             "trained positions than on new ones; an untrained Wq Wkᵀ scores about 0 (details)"),
     version=2,
     version_note="restated so that an untrained matrix fails it (v1 measured the same-gap spread, which any "
@@ -121,7 +121,7 @@ FLAW_QUOTE = Quote("훈련할 때 한 번도 본 적 없는 '거리'(…)가 등
     expect_source="post A, exp. 3: '그 간격에 대한 가산점(rel_bias)이 전혀 학습되어 있지 않아서'; arithmetic: their "
                   "gradient is always exactly 0",
     post_value=0.0, unit="(bias)",
-    tolerance=exact("Adam moves a parameter whose gradient is always exactly 0 by 0/(√0 + ε) = 0: exact"),
+    tolerance=exact(reason="Adam moves a parameter whose gradient is always exactly 0 by 0/(√0 + ε) = 0: exact"),
     version=1, deviation=DEVIATION,
 )
 def test_relative_unseen_offsets_untrained(verify, extrapolation_lab, seeds, figure):
@@ -193,11 +193,12 @@ BIAS_ROWS = {  # row id -> (probe quantity, Case)
     "peak_offset": ("argmax_offset", Case(
         statement="The trained offset (|j − i| ≤ 19) with the largest bias is +1, the right neighbour.",
         unit="(offset j − i)", post_value=None,
-        tolerance=exact("an offset is an integer; every calibration seed peaks at +1"), quote=PLUS1_QUOTE,
+        tolerance=exact(reason="an offset is an integer; every calibration seed peaks at +1"), quote=PLUS1_QUOTE,
+        reference="+1, the right neighbour",
         expect_source=TASK_DESIGN + "; post A's own later sentence: '간격 +1이면 점수를 크게'")),
     "plus1_raised": ("bias_plus1", Case(
         statement="Training raises the bias of the right neighbour (offset +1) above its initial 0.",
-        tolerance=at_least(0.0, "'raise' = move above the initial value 0", strict=True), quote=TABLE_QUOTE,
+        tolerance=at_least(0.0, reason="'raise' = move above the initial value 0", strict=True), quote=TABLE_QUOTE,
         expect_source=TASK_DESIGN + "; the post's '바로 옆 칸' (the cell right next to me) read as the neighbour the task "
                       "needs, as its later '간격 +1이면 점수를 크게' (offset +1: raise the score) says")),
     "minus1_raised": ("bias_minus1", Case(
@@ -206,7 +207,7 @@ BIAS_ROWS = {  # row id -> (probe quantity, Case)
                   "rule writes +1 ('간격 +1이면 점수를 크게'), which plus1_raised tests: the '(-1)' is an illustration, "
                   "so this row is never counted against the post.",
         kind="literal", quote=TABLE_QUOTE,
-        tolerance=at_least(0.0, "'raise' = move above the initial value 0", strict=True),
+        tolerance=at_least(0.0, reason="'raise' = move above the initial value 0", strict=True),
         expect="refuted",
         expect_source=TASK_DESIGN + ": the key at −1 says nothing about token i + 1, so training lowers its score "
                       "like any other non-target offset; the post's '(-1)' is the left neighbour in its own code's "
@@ -214,7 +215,7 @@ BIAS_ROWS = {  # row id -> (probe quantity, Case)
     "five_lowered": ("bias_five", Case(
         statement="Training lowers the bias of the offsets 5 apart (−5 and +5) below their initial 0; measured: "
                   "the larger of the two.",
-        tolerance=at_most(0.0, "'lower' = move below the initial value 0", strict=True), quote=TABLE_QUOTE,
+        tolerance=at_most(0.0, reason="'lower' = move below the initial value 0", strict=True), quote=TABLE_QUOTE,
         expect_source=TASK_DESIGN + "; post A: '5칸 떨어져 있으면 점수를 깎아야지'")),
 }
 
@@ -264,7 +265,7 @@ def test_relative_bias_table(verify, extrapolation_lab, relative_probes, seeds, 
                                  "offset +1 reveals (post A, exp. 3: '\"오른쪽 이웃 맞히기\"(y_i = x_{i+1})'); the post "
                                  "says nothing of where the learned and sinusoidal heads look",
     post_value=None, unit="(offset j − i)",
-    tolerance=exact("the offset with the largest weight is an integer"),
+    tolerance=exact(reason="the offset with the largest weight is an integer"), reference="+1, the right neighbour",
     cases={s: Case(statement=f"{s}: the most attended offset at length 20 is +1.") for s in POST_RUNS},
     version=3, version_note="v3 (issue 19, the reading rule): beyond the post, which states no attention pattern; "
                             "v2: attention measured on the independent evaluation batches", deviation=DEVIATION,

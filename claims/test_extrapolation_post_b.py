@@ -10,7 +10,7 @@ from claims.extrapolation_common import DEVIATION, KEEPS, LEARNS, _drop_noise, _
 
 from llm_claims_harness.declare import Case, Quote, at_most, claim
 
-NOT_AUTOMATIC = at_most(KEEPS.bound, f"effect size: 'not solved automatically' = the model does not keep at the "
+NOT_AUTOMATIC = at_most(KEEPS.bound, reason=f"effect size: 'not solved automatically' = the model does not keep at the "
                                      f"longer length the accuracy it has at the training length, i.e. it loses more "
                                      f"than the {-KEEPS.bound:g} pp that 'keeps its accuracy' allows (the beyond rows' "
                                      "bound: a fifth of the smallest failure post A reports, −23.4 pp at 40)")

@@ -20,12 +20,12 @@ DEVIATION = ("GloVe 6B-50d instead of GPT-2's wte: the post's words lower-cased,
 GPT2_UNIT = "(post: GPT-2's wte, not GloVe)"
 RANDOM_PAIRS = 10_000
 
-WORD = exact("word identity: equal or not")
+WORD = exact(reason="word identity: equal or not")
 GLOVE_MEASURED = "reports/results.json, committed since 2dc1a47 (2026-11-29)"
-CHANCE = at_most(0.01, f"'aligned, well above an unrelated control' made measurable: under 1 % of "
+CHANCE = at_most(0.01, reason=f"'aligned, well above an unrelated control' made measurable: under 1 % of "
                        f"{RANDOM_PAIRS:,} random word-pair directions (the run's seed) are as aligned "
                        "with the same reference direction (resolution 1e-4); the control pair should fail it")
-CLEARLY = at_least(3.0, "'뚜렷이' (clearly) as an effect size: a gap of 3 SDs of the cosines aunt − uncle has with "
+CLEARLY = at_least(3.0, reason="'뚜렷이' (clearly) as an effect size: a gap of 3 SDs of the cosines aunt − uncle has with "
                         f"{RANDOM_PAIRS:,} random word-pair differences (unrelated directions, of which the control "
                         "pair is one), the suite's line between a difference and noise (within 3 SDs is no finding)")
 
@@ -54,7 +54,7 @@ def _verify_analogy(verify, glove, name: str, answer: str) -> None:
     post="A", section="exp2",
     source=SOURCE,
     statement="On GloVe 6B-50d, king − man + woman lands nearest to 'queen' (inputs excluded).",
-    post_value=_post_top5("king_man_woman"), unit=GPT2_UNIT,
+    post_value=_post_top5("king_man_woman"), unit=GPT2_UNIT, reference="'queen', the analogy's answer",
     tolerance=WORD, deviation=DEVIATION,
     kind="beyond",
     expect_source="Mikolov, Yih & Zweig 2013 (king − man + woman ≈ queen, the canonical example of "
@@ -71,7 +71,7 @@ def test_king_man_woman(verify, glove):
     source=SOURCE,
     statement="On GloVe 6B-50d, paris − france + korea lands nearest to 'seoul', the capital the analogy "
               "asks for (inputs excluded; GPT-2 gave ' Korean' first, ' Seoul' second).",
-    post_value=_post_top5("paris_france_korea"), unit=GPT2_UNIT,
+    post_value=_post_top5("paris_france_korea"), unit=GPT2_UNIT, reference="'seoul', the analogy's answer",
     tolerance=WORD, deviation=DEVIATION,
     kind="beyond",
     expect_source="Mikolov et al. 2013 and Pennington et al. 2014: country–capital is a semantic section of "
@@ -87,7 +87,7 @@ def test_paris_france_korea(verify, glove):
     source=SOURCE,
     statement="On GloVe 6B-50d, bigger − big + small lands nearest to 'smaller', the comparative the "
               "analogy asks for and GPT-2's top-1 in the post (inputs excluded).",
-    post_value=_post_top5("bigger_big_small"), unit=GPT2_UNIT,
+    post_value=_post_top5("bigger_big_small"), unit=GPT2_UNIT, reference="'smaller', the analogy's answer",
     tolerance=WORD, deviation=DEVIATION, expect="refuted",
     kind="beyond",
     expect_source="regression check of a fixed file: GloVe 6B-50d ranks 'larger' first, 'smaller' second",
@@ -106,7 +106,7 @@ def test_bigger_big_small(verify, glove):
     source=SOURCE + ", the line that drops the inputs from the candidates",
     statement="Without excluding the inputs, the nearest word to normalize(king − man + woman) is 'king' "
               "itself: 'queen' comes first only because the inputs are excluded.",
-    tolerance=WORD, deviation=DEVIATION,
+    tolerance=WORD, deviation=DEVIATION, reference="'king', the analogy's first input",
     kind="beyond",
     expect_source="evaluation practice: Mikolov et al. 2013's analogy evaluation and gensim's most_similar "
                   "drop the question words because a − b + c tends to stay nearest to a",

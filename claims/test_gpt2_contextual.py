@@ -46,7 +46,7 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
             statement="In every sentence ' bank' is the same token, and the embedding layer's output there (wte + "
                       "wpe) is one vector: [distinct token ids, max |Δ| between the vectors].",
             post_value=[1, 0.0],
-            tolerance=exact("token ids are integers; the same two rows added at the same position give the same "
+            tolerance=exact(reason="token ids are integers; the same two rows added at the same position give the same "
                             "floats, bit for bit"),
             expect_source="post A: '임베딩 층에서는 같은 점' (one point at the embedding layer)",
             quote=Quote("강둑의 bank와 은행의 bank는 임베딩 층에서는 같은 점이지만, …",
@@ -56,7 +56,7 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
             statement="At the last layer (after the final layer norm), the mean cosine between ' bank' vectors of the "
                       "same sense exceeds the mean cosine between vectors of different senses: within − across > 0.",
             unit="cosine",
-            tolerance=at_least(0.0, "'splits by sense' made measurable: any positive gap, the sense then telling "
+            tolerance=at_least(0.0, reason="'splits by sense' made measurable: any positive gap, the sense then telling "
                                     "the vectors apart on average; the bootstrap SD over the sentences decides "
                                     "whether the gap is clear of 0", strict=True),
             expect_source="post A: '층을 통과하며 갈라집니다' (they split passing through the layers); Ethayarajh "
@@ -103,7 +103,7 @@ def untrained_masses(seed: int, gpt2_tokenizer, device: torch.device) -> tuple[s
     return f"untrained GPT2Model(GPT2Config()), seed {seed}", passage_masses(model, gpt2_tokenizer)
 
 
-HEAD_TOLERANCE = at_least(HEAD_BAR, "more than half of a head's attention on one key: that key outweighs all the "
+HEAD_TOLERANCE = at_least(HEAD_BAR, reason="more than half of a head's attention on one key: that key outweighs all the "
                                     "others together; the bar by which Clark et al. 2019 counted BERT's "
                                     "previous-token heads (> 50 %)")
 UNTRAINED = ("control's design: GPT-2's architecture with its initial weights (std 0.02) gives every key nearly "
@@ -199,7 +199,7 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
             statement="The smallest principal angle between the two K-dimensional subspaces is at least 45°: no "
                       "direction of either lies more inside the other than outside it.",
             unit="degrees",
-            tolerance=at_least(45.0, "at 45° a direction holds half its energy (cos² = 0.5) in the other subspace; "
+            tolerance=at_least(45.0, reason="at 45° a direction holds half its energy (cos² = 0.5) in the other subspace; "
                                      "beyond it every direction of each lies mostly outside the other: 'different "
                                      "subspaces' at its weakest"),
             kind="post",
@@ -213,7 +213,7 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
                       "nearly orthogonal (mean overlap K/768), and the post does not say learning beats chance.",
             kind="beyond",
             unit="fraction of random subspaces",
-            tolerance=at_most(0.01, f"'learning places them apart' made measurable: a placement beyond chance, "
+            tolerance=at_most(0.01, reason=f"'learning places them apart' made measurable: a placement beyond chance, "
                                     f"where chance (random subspaces, {RANDOM_SUBSPACES:,} draws, the run's seed) "
                                     "already overlaps only K/768 on average; 1 %, as for gpt2.gender_direction"),
             expect_source="Song & Zhong 2023 "

@@ -48,19 +48,19 @@ def _table_quote(name: str) -> Quote:
                        f"{c.strip()} − {d.strip()}) = {post}")
 
 
-COSINE = close("the post prints 3 decimals (rounding ≤ 5e-4); float32 sums over 768 dims differ across "
+COSINE = close(reason="the post prints 3 decimals (rounding ≤ 5e-4); float32 sums over 768 dims differ across "
                "devices and BLAS by ~1e-6; 1e-3 = rounding + an equal margin, still 3× finer than the "
                "smallest gap between the post's neighbours (0.596 vs 0.593)", atol=1e-3)
-TOKEN = exact("token identity: equal or not")
-ORDER = exact("identity and order of five tokens; the post's neighbours are ≥ 3e-3 apart in cosine, "
+TOKEN = exact(reason="token identity: equal or not")
+ORDER = exact(reason="identity and order of five tokens; the post's neighbours are ≥ 3e-3 apart in cosine, "
               "three orders of magnitude above float32 noise, so the order is stable")
 NEVER_ON_GPT2 = ("a prediction from GloVe 6B-50d, a different model ({}, reports/results.json), never "
                  "measured on GPT-2: no run of this suite has had GPT-2's weights (every committed report "
                  "skips it)")
-CHANCE = at_most(0.01, f"'aligned, well above an unrelated control' made measurable: under 1 % of "
+CHANCE = at_most(0.01, reason=f"'aligned, well above an unrelated control' made measurable: under 1 % of "
                        f"{RANDOM_PAIRS:,} random token-pair directions (the run's seed) are as aligned "
                        "with the same reference direction (resolution 1e-4); the control pair should fail it")
-CLEARLY = at_least(3.0, "'뚜렷이' (clearly) as an effect size: a gap of 3 SDs of the cosines ' aunt' − ' uncle' has with "
+CLEARLY = at_least(3.0, reason="'뚜렷이' (clearly) as an effect size: a gap of 3 SDs of the cosines ' aunt' − ' uncle' has with "
                         f"{RANDOM_PAIRS:,} random token-pair differences (unrelated directions, of which the control "
                         "pair is one), the suite's line between a difference and noise (within 3 SDs is no finding)")
 
@@ -115,7 +115,7 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
               "meta device, no weights), its rows checked against the entries of GPT-2's shipped BPE; the downloaded "
               "table's shape is added to the details when the weights are present.",
     post_value=[50257, 768],
-    tolerance=exact("a shape"),
+    tolerance=exact(reason="a shape"),
     kind="post",
     quote=Quote("이번에는 GPT-2의 토큰 임베딩 행렬(50,257 × 768)을 내려받아 벡터 산술이 실제로 성립하는지 재보도록 "
                 "하겠습니다.", "This time we download GPT-2's token-embedding matrix (50,257 × 768) and measure whether "
@@ -171,7 +171,7 @@ def test_bigger_big_small(verify, gpt2_wte, case):
     source=POST_A + ", the line that drops the inputs from the candidates (beyond the post)",
     statement="Without excluding the inputs, the nearest token to normalize(' king' − ' man' + ' woman') is "
               "' king' itself: the post's ' queen' needs the exclusion.",
-    tolerance=TOKEN,
+    tolerance=TOKEN, reference="' king', the analogy's first input",
     kind="beyond",
     expect_source=NEVER_ON_GPT2.format("glove.inputs_not_excluded: 'king' first when the inputs are kept"),
     deviation="The post does not measure this; the expectation comes from GloVe (glove.inputs_not_excluded) "

@@ -25,7 +25,7 @@ from llm_claims_lab.heads.rows import K_DIRECTIONS, HeadsCalibration, per_seed
 DEVIATION = ("a toy, not a trained LLM: D = 32, T = 16, 72 tokens, one attention layer whose two heads each read "
              "the whole width (two SingleHeadSelfAttention of D × D, outputs concatenated), 500 Adam steps "
              "(lr 1e-2, batch 32); 10 seeds; 2,048 held-out sequences per model")
-STRONG = at_least(0.5, "'강하게' (strongly): a majority of the head's attention on the one key the task needs, 8× "
+STRONG = at_least(0.5, reason="'강하게' (strongly): a majority of the head's attention on the one key the task needs, 8× "
                        "the 1/16 of uniform attention over T = 16 keys")
 HEADS_SOURCE = ("post B: '어떤 head는 토큰 의미에 강하게 반응하고, 어떤 head는 위치 차이에 민감하게 반응한다. 학습 과정에서 그런 "
                 "방향이 만들어진다'; Voita et al. 2019 (ACL, 'Analyzing Multi-Head Self-Attention'): trained heads "
@@ -149,7 +149,7 @@ def test_positional_vs_content(verify, case, heads_lab: HeadsLab):
                 bound=STRONG.bound)
 
 
-ADD_COST = at_most(2.0, "2 pp of task accuracy: a smaller loss is not one anybody would call 'a problem in practice' "
+ADD_COST = at_most(2.0, reason="2 pp of task accuracy: a smaller loss is not one anybody would call 'a problem in practice' "
                         "('실전에서 문제가 되지 않습니다')")
 ADD_QUOTE = Quote("더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 배치할 수 "
                   "있어서 실전에서 문제가 되지 않습니다",
@@ -246,11 +246,11 @@ SUBSPACE_SOURCE = ("post A: '고차원 공간에서는 학습이 위치 성분�
     cases={
         "trained": Case(
             statement="after training: the closest pair of directions is at least 60° apart.",
-            tolerance=at_least(60.0, "'사실상 다른 부분공간' (practically different subspaces): no direction of one "
+            tolerance=at_least(60.0, reason="'사실상 다른 부분공간' (practically different subspaces): no direction of one "
                                      "has more than a quarter of its energy in the other (cos² 60° = 0.25)")),
         "pushed_apart": Case(
             statement="trained minus initial (the same seed's tables before training): at least +10°.",
-            tolerance=at_least(10.0, "'학습이 … 배치' (training places them): a move of at least a ninth of the "
+            tolerance=at_least(10.0, reason="'학습이 … 배치' (training places them): a move of at least a ninth of the "
                                      "range from aligned (0°) to orthogonal (90°), not a drift")),
     },
     version=2,

@@ -23,7 +23,7 @@ EXAMPLE = Quote("나는 오늘 밥을 먹었다에서 먹었다는 4번 위치�
               "and hedges the number, so its reading is the 1-based count of the example's words; counting from 0 "
               "is a literal reading. Measured with one token per eojeol (the example's words).",
     post_value=[4, 5], unit="(position of 먹었다 before, after)",
-    tolerance=exact("positions are integers"),
+    tolerance=exact(reason="positions are integers"),
     kind="post",
     quote=EXAMPLE,
     cases={
@@ -44,7 +44,7 @@ EXAMPLE = Quote("나는 오늘 밥을 먹었다에서 먹었다는 4번 위치�
                       "moves the verb's first token by the token count of ' 정말', more than the one position of "
                       "post B's word-level 4 → 5.",
             post_value=1, unit="positions moved (post B: 4 → 5)",
-            tolerance=at_least(2, "more than the one position of post B's example"),
+            tolerance=at_least(2, reason="more than the one position of post B's example"),
             kind="beyond",
             expect_source="arithmetic: 정 and 말 are three UTF-8 bytes each, and GPT-2's byte-level BPE (Radford et "
                           "al. 2019, §2.2) splits Korean into byte fragments (post A, exp. 2: '바이트 파편')"),

@@ -29,7 +29,7 @@ TABLE3 = {"base (sinusoidal)": {"PPL": 4.92, "BLEU": 25.8}, "(E) learned": {"PPL
     kind="post", quote=QUOTE,
     expect_source="Vaswani et al. 2017, §3.5 and Table 3 row (E); the post's sentence",
     post_value="비슷하다 (about the same)", unit="BLEU",
-    tolerance=at_most(0.5, "'alike' for BLEU: within half a point, below the 0.9 the paper reports as a real loss "
+    tolerance=at_most(0.5, reason="'alike' for BLEU: within half a point, below the 0.9 the paper reports as a real loss "
                            "(§6.2: single-head attention is 0.9 BLEU worse than the best setting)"),
 )
 def test_paper_learned_equals_sin(verify):

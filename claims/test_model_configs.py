@@ -43,7 +43,7 @@ def _runs(model: torch.nn.Module, seq_len: int) -> bool:
     post="B", section="learned",
     source="Post B, '학습되는 position embedding과의 차이' ('512 토큰으로 제한')",
     statement="BERT's learned position table limits its input to 512 tokens.",
-    tolerance=exact("sizes and outcomes are exact"),
+    tolerance=exact(reason="sizes and outcomes are exact"),
     kind="post",
     quote=BERT_512,
     expect_source="post B's sentence; Devlin et al. 2019 (BERT): sequences of at most 512 tokens",
@@ -81,7 +81,7 @@ def test_bert_max_positions(verify, case):
     post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가' ('GPT-2가 학습형을 썼고')",
     statement="GPT-2 adds a learned position table (wpe), 1,024 rows.",
-    tolerance=exact("sizes and flags are exact"),
+    tolerance=exact(reason="sizes and flags are exact"),
     kind="post",
     quote=GPT2_LEARNED,
     deviation=OFFLINE,
@@ -121,7 +121,7 @@ ROPE_QUOTE = Quote("Qwen, Llama 계열 모델을 만지다 보면 RoPE 관련 �
     post="B", section="rope",
     source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling, context extension')",
     statement="Llama and Qwen configurations carry RoPE settings named rope_theta and rope_scaling.",
-    tolerance=exact("flags and the values read back are exact"),
+    tolerance=exact(reason="flags and the values read back are exact"),
     kind="post",
     quote=ROPE_QUOTE,
     expect_source=ROPE_SOURCE,
@@ -180,7 +180,7 @@ def _hub_fields(name: str, required: dict[str, type] | None = None) -> tuple[dic
     source="Post B, '학습되는 position embedding과의 차이' ('512 토큰으로 제한'); post A, '더할 것인가, 이어붙일 것인가' "
            "('GPT-2가 학습형을 썼고')",
     statement="The hub's configurations of BERT and GPT-2 give their learned position tables 512 and 1,024 rows.",
-    tolerance=exact("sizes are exact"),
+    tolerance=exact(reason="sizes are exact"),
     kind="post",
     quote=BERT_512,
     deviation=HUB_DEVIATION,
@@ -209,7 +209,7 @@ def test_hub_positions(verify, case):
               "config.json). The post's reading ('자주 보게 된다': you often see them) is that opening such a "
               "model's configuration shows a RoPE setting, rope_theta, for each family; that every published "
               "configuration carries both rope_theta and rope_scaling is a literal reading, for each family alike.",
-    tolerance=exact("flags are exact"),
+    tolerance=exact(reason="flags are exact"),
     kind="post",
     quote=ROPE_QUOTE,
     expect_source=ROPE_SOURCE,
@@ -273,7 +273,7 @@ WIDTHS = {  # model family -> (its configuration class in transformers, the widt
     expect_source="post B's sentence; Vaswani et al. 2017 Table 3 (base: d_model 512), Radford et al. 2019 (GPT-2 "
                   "small: 768), Devlin et al. 2019 (BERT-base: 768), Touvron et al. 2023 (Llama 7B: 4096)",
     post_value=[512, 768, 768, 4096], unit="(hidden size)",
-    tolerance=exact("a width is an integer"),
+    tolerance=exact(reason="a width is an integer"),
 )
 def test_real_widths(verify):
     import transformers

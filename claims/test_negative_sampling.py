@@ -44,7 +44,7 @@ def _output_layer_flops(full_softmax: bool, generator: torch.Generator) -> int:
               "analytically V/(K+1) = 1,111×: 'over a thousand times' (천 배 이상), the right order of magnitude, "
               "but short of 'several thousand' by more than the word's own vagueness.",
     post_value="수천 배 (several thousand ×)", unit="",
-    tolerance=at_least(2000, "'수천' (數千) means several thousand; its smallest value, 2,000×, is the bar: the "
+    tolerance=at_least(2000, reason="'수천' (數千) means several thousand; its smallest value, 2,000×, is the bar: the "
                              "most charitable bound the word allows"),
     expect="refuted",
     kind="post",

@@ -22,7 +22,7 @@ NO_TRAINING = ("post A's sentence (the quote): ALiBi and RoPE penalise distance 
               "Measured: trainable parameters of post A's exp. 3 model built with the scheme (ExtrapolationModel, "
               f"d = {WIDTH}, 50 tokens) minus the {WITHOUT_POSITION:,} of the parts post A's code builds besides "
               "position (nn.Embedding(50, 128), Wq, Wk, Wv [128, 128], nn.Linear(128, 50)).",
-    tolerance=exact("parameter counts are integers"),
+    tolerance=exact(reason="parameter counts are integers"),
     unit="trained parameters added",
     kind="post",
     quote=Quote("이 문제를 완전히 끝내기 위해 '학습조차 필요 없이, 거리가 멀어질수록 수학적으로 가산점을 깎아버리는' ALiBi(알리바이), "
@@ -37,7 +37,7 @@ NO_TRAINING = ("post A's sentence (the quote): ALiBi and RoPE penalise distance 
         "relative": Case(
             statement=f"control: post A's relative bias, the scheme the sentence's 'this problem' comes from (its "
                       f"table for unseen distances is untrained): its 2·Lte − 1 = {2 * LTE - 1} trained scalars.",
-            kind="control", params={"scheme": "relative"},
+            kind="control", params={"scheme": "relative"}, reference=f"2·Lte − 1 = {2 * LTE - 1}, one scalar per offset",
             expect_source="control's design: a per-offset table the optimizer trains (post A: nn.Parameter(torch."
                           "zeros(2 * Lte - 1))) must be counted, else a 0 for ALiBi and RoPE would be blindness"),
     },

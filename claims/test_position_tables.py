@@ -22,7 +22,7 @@ POST_A_LTE, CLIP_K = 40, 16  # post A's exp. 3 length (its relative bias has 2·
     source="Post B, '학습되는 position embedding과의 차이'",
     statement="Sinusoidal PE has no parameters and is defined for any length; a learned table "
               "(max_len rows) is trained by the optimizer and has no row past max_len.",
-    tolerance=exact("counts and outcomes are exact"),
+    tolerance=exact(reason="counts and outcomes are exact"),
     kind="post",
     expect_source="post B: 'sinusoidal 방식은 parameter가 없다 … 더 긴 position에도 값을 만들 수 있다' and "
                   "'학습형 position embedding을 쓰면 nn.Embedding(max_len, d_model)을 만들고 optimizer가 그 "
@@ -54,6 +54,7 @@ POST_A_LTE, CLIP_K = 40, 16  # post A's exp. 3 length (its relative bias has 2·
             expect_source="post B: a learned table fixes the maximum length ('512 토큰으로 제한'), unlike the "
                           "sinusoidal formula ('더 긴 position에도 값을 만들 수 있다'); arithmetic: a [40, D] table has "
                           "rows 0–39 only",
+            reference="[40, 'RuntimeError', 'IndexError']: 40 rows, and both uses past them fail",
             quote=Quote("max sequence length가 정해져 있는 encoder 모델에서는 이 방식이 자연스럽다. BERT의 입력 길이가 512 "
                         "토큰으로 제한되는 식이다",
                         "in encoder models with a fixed max sequence length this method is natural; BERT's input "
@@ -118,13 +119,13 @@ def test_parameter_free_any_length(verify, case, generator):
     cases={
         "vs_token_at_40": Case(
             statement="the 40th token (post A's test length 40): ratio at p = 40.",
-            tolerance=at_least(10.0, "an order of magnitude: the position term dominates the sum")),
+            tolerance=at_least(10.0, reason="an order of magnitude: the position term dominates the sum")),
         "vs_token_at_10000": Case(
             statement="the 10,000th token: ratio at p = 10,000.",
-            tolerance=at_least(1000.0, "three orders of magnitude: the token term is lost in the sum")),
+            tolerance=at_least(1000.0, reason="three orders of magnitude: the token term is lost in the sum")),
         "sinusoidal_bounded": Case(
             statement="the sinusoidal rows over 100,000 positions all have norm √64 = 8: largest |norm − 8|.",
-            tolerance=at_most(1e-9, "float64 rounding of a sum of 64 sin² + cos² = 1 terms is ~1e-14"),
+            tolerance=at_most(1e-9, reason="float64 rounding of a sum of 64 sin² + cos² = 1 terms is ~1e-14"),
             quote=Quote("그래서 연구자들은 -1에서 1 사이를 반복하는 사인(sin)과 코사인(cos) 파동을 시곗바늘처럼 사용하기로 했습니다",
                         "so the researchers chose sine and cosine waves, which repeat between −1 and 1, used like "
                         "the hands of a clock"),
@@ -154,7 +155,7 @@ def test_raw_integer_unbounded(verify, case, generator):
               "bias table (2·Lte − 1); the post counts 77. Measured: distinct offsets among all 40×40 "
               "query–key pairs.",
     post_value=77, unit="offsets",
-    tolerance=exact("a count"),
+    tolerance=exact(reason="a count"),
     kind="post", expect="refuted",
     quote=Quote("길이가 40(Lte)이라면, 나를 기준으로 왼쪽으로 39칸부터 오른쪽으로 39칸까지 총 77개의 간격이 존재합니다",
                 "if the length is 40 (Lte), there are 77 gaps in all, from 39 places to my left to 39 places to my "
@@ -179,8 +180,8 @@ def test_relative_offset_count(verify):
               "holds a distinct value, 40 × 40 positions (post A's Lte): the query–key pairs whose bias is not the "
               "entry the source's own indexing, written out here, picks. The insertion rows cannot see this: any "
               "function of the offset keeps them.",
-    tolerance=exact("a count of pairs"),
-    kind="beyond",
+    tolerance=exact(reason="a count of pairs"),
+    kind="beyond", reference="0: every pair gets its source's entry",
     cases={
         "post_a_rel": Case(
             statement="post A's rel (RelativePositionBias(40), 79 scalars, the one extrap.relative_bias trains): "
@@ -236,8 +237,8 @@ def t5_reference_bucket(offset: int, max_distance: int) -> int:
               "max_distance, every farther distance in the last. Measured through T5RelativePositionBias with "
               "bucket b's scalar set to b: the pairs whose bucket is not the reference's (bucket edges worked out "
               "by hand from the formula: bucket 8 + k starts at the first distance n ≥ 8·(max_distance/8)^(k/8)).",
-    tolerance=exact("a count of pairs"),
-    kind="beyond",
+    tolerance=exact(reason="a count of pairs"),
+    kind="beyond", reference="0: every pair in the hand-worked reference bucket",
     expect_source="Raffel et al. 2020, §2.1: 32 buckets, log-spaced up to 128, farther offsets share one; "
                   "mesh-tensorflow's _relative_position_bucket (bidirectional), which Hugging Face's T5Attention "
                   "reproduces",

@@ -27,7 +27,7 @@ ROPE_MORE_OFTEN = Quote("최신 decoder-only LLM에서는 입력 embedding에 �
     expect_source="post B's sentence ('더 자주': more often, i.e. more than half of the families that use one of "
                   "the two); Touvron et al. 2023 (Llama), Jiang et al. 2023 (Mistral), Qwen 2024: RoPE",
     unit="(share of families)",
-    tolerance=at_least(0.5, "'더 자주' (more often): more than half; a count, exact", strict=True),
+    tolerance=at_least(0.5, reason="'더 자주' (more often): more than half; a count, exact", strict=True),
     deviation=("every causal-LM family in transformers' MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, not only recent "
                "decoder-only LLMs: older models and encoders with a causal-LM head count too, which can only lower "
                "RoPE's share; families with neither scheme (ALiBi, relative biases, recurrent) or no modeling file "

@@ -36,7 +36,7 @@ BILLIONS = 1e9  # '수십억' (several billion): at least 10⁹
                   "of 10⁹; one loop iteration is one batch, so the tokens seen (3 × 10¹¹, in the details) are not "
                   "the loop's count",
     post_value="수십억 (billions)", unit="(optimizer steps)",
-    tolerance=at_least(BILLIONS, "'수십억' (several billion) read at its smallest: 10⁹"),
+    tolerance=at_least(BILLIONS, reason="'수십억' (several billion) read at its smallest: 10⁹"),
 )
 def test_loop_repeats_billions(verify):
     steps = GPT3["tokens"] / GPT3["batch_tokens"]
@@ -78,7 +78,7 @@ D_MODEL = 768  # GPT-2 small's width; a concatenated position vector of the same
     expect_source="post A's sentence; arithmetic: a block's weights are about 12·D², so doubling D about "
                   "quadruples them",
     unit="× (2D over D)",
-    tolerance=at_least(1.5, "effect size: a cost that matters, at least half again per layer"),
+    tolerance=at_least(1.5, reason="effect size: a cost that matters, at least half again per layer"),
     cases={"parameters": Case(params={"part": 0}), "flops": Case(params={"part": 1})},
 )
 def test_concat_costs_every_layer(verify, part):
@@ -95,7 +95,7 @@ def test_concat_costs_every_layer(verify, part):
     kind="post", quote=CONCAT_QUOTE,
     expect_source="post A's sentence; arithmetic: D additions against about 24·D² FLOPs per token in a block",
     unit="(share of one block's FLOPs)",
-    tolerance=at_most(0.01, "'free' = at most 1 % of one block's forward cost"),
+    tolerance=at_most(0.01, reason="'free' = at most 1 % of one block's forward cost"),
 )
 def test_add_is_free(verify):
     _, flops = _block_cost(D_MODEL)

@@ -40,19 +40,19 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         "alibi": Case(
             statement="ALiBi, 8 heads, reference slopes, symmetric form −m·|j − i|: the largest change of any "
                       "head's bias from distance g to g + 1 is negative (a strict decrease).",
-            tolerance=at_most(0.0, "a strict decrease: every step must lower the bias", strict=True),
+            tolerance=at_most(0.0, reason="a strict decrease: every step must lower the bias", strict=True),
             expect_source=DECAY_SOURCE + "; Press et al. 2022: the bias is −m·distance with every slope m > 0"),
         "rope_q_equals_k_ones": Case(
             statement=LITERAL_DECAY + "RoPE, q = k = all ones (every pair of norm² 2), score(g) = "
                       "2·Σ_i cos(g·θ_i) never rises from gap g to g + 1; measured: the largest rise.",
-            tolerance=at_most(1e-9, "monotone up to float64 rounding of sums of size ≤ 128"),
+            tolerance=at_most(1e-9, reason="monotone up to float64 rounding of sums of size ≤ 128"),
             expect="refuted", kind="literal",
             expect_source="arithmetic: Σ_i cos(g·θ_i) at D=128 rises from 42.344 at gap 11 to 42.381 at gap 12 "
                           "(issue 10), so twice it rises too"),
         "rope_q_equals_k_random": Case(
             statement=LITERAL_DECAY + "RoPE, q = k ~ N(0, I), 4,096 draws: the mean score per gap; the "
                       "largest rise of that mean from gap g to g + 1.",
-            tolerance=at_most(1e-9, "monotone up to float64 rounding"),
+            tolerance=at_most(1e-9, reason="monotone up to float64 rounding"),
             expect="refuted", kind="literal",
             expect_source="arithmetic: E[score(g)] = Σ_i E|pair_i|²·cos(g·θ_i) = 2·Σ_i cos(g·θ_i), the "
                           "non-monotone curve of the all-ones case"),
@@ -60,7 +60,7 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
             statement="Control, not a test of the post (an identity: by Cauchy–Schwarz no rotation can raise q·q): "
                       "the rotation acts: for q = k = all ones, every gap's score is below gap 0's: the smallest of "
                       "score(0) − score(g) over gaps 1–63 (a RoPE that does not rotate gives 0).",
-            tolerance=at_least(0.0, "strictly below: float64 errs by ~1e-13 on sums of size 128", strict=True),
+            tolerance=at_least(0.0, reason="strictly below: float64 errs by ~1e-13 on sums of size 128", strict=True),
             kind="control",
             expect_source="control's design: score(g) = Σ_i |pair_i|²·cos(g·θ_i) < Σ_i |pair_i|² = score(0) "
                           "unless every g·θ_i is a multiple of 2π, impossible for θ_1 = 1 rad and g ≥ 1; it "
@@ -68,7 +68,7 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         "rope_random_qk": Case(
             statement=LITERAL_DECAY + "RoPE, independent q, k ~ N(0, I), 20,000 draws: mean |score| at gap "
                       "1,000 divided by mean |score| at gap 1 (a decrease: at most 0.9).",
-            tolerance=at_most(0.9, "a magnitude 10 % lower: the smallest decay we would call 'lowering the "
+            tolerance=at_most(0.9, reason="a magnitude 10 % lower: the smallest decay we would call 'lowering the "
                                    "score'"),
             expect="refuted", kind="literal",
             expect_source="arithmetic: rotating an isotropic Gaussian k by any angle leaves its distribution "
@@ -77,7 +77,7 @@ def _rope_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
             statement="The post's reading, RoFormer's long-term decay: a key with the query's own content (q = k = "
                       "all ones, also the mean curve of q = k ~ N(0, I)) scores lower far away on average: mean "
                       "score over gaps 32–63 divided by the mean over gaps 1–31 (at most 0.9).",
-            tolerance=at_most(0.9, "a score 10 % lower on average: the smallest decay rope_random_qk calls "
+            tolerance=at_most(0.9, reason="a score 10 % lower on average: the smallest decay rope_random_qk calls "
                                    "'lowering the score'"),
             expect_source="Su et al. 2021 (RoFormer), §3.4.3: the relative upper bound (1/(d/2))·Σ_j |S_j| decays "
                           "with distance; arithmetic: score(g) = 2·Σ_i cos(g·θ_i), 124.2 at gap 1, 58.6 at gap 63"),

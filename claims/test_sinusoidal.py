@@ -38,7 +38,7 @@ GAP_ONLY_QUOTE = Quote("PE(i)·PE(j)를 모든 쌍에 대해 계산했을 때, �
     source=POST_B,
     statement="Our sinusoidal table for max_len=8, d_model=6 reproduces the post's printed 8×6 table.",
     post_value=POST_TABLE_8x6,
-    tolerance=close("the post rounds to 4 decimals (≤ 5e-5) and float32 sin/cos adds < 1e-6", atol=5.1e-5),
+    tolerance=close(reason="the post rounds to 4 decimals (≤ 5e-5) and float32 sin/cos adds < 1e-6", atol=5.1e-5),
     kind="post",
     expect_source="post B prints this table as its code's output for max_len=8, d_model=6",
     quote=Quote("pe = sinusoidal_positional_encoding(max_len=8, d_model=6) print(pe.round(decimals=4)) 대략 이런 "
@@ -58,7 +58,7 @@ def test_table_8x6(verify, figure):
     source="Post B, 'sinusoidal positional encoding 공식 읽기' (position 0)",
     statement="PE(0) is 0 in every sin (even) channel and 1 in every cos (odd) channel (d_model=128).",
     post_value=[0.0, 1.0] * 64,
-    tolerance=exact("sin(0) = 0 and cos(0) = 1 exactly in IEEE arithmetic"),
+    tolerance=exact(reason="sin(0) = 0 and cos(0) = 1 exactly in IEEE arithmetic"),
     kind="post",
     expect_source="post B: 'sin 계열은 0이지만 cos 계열은 1이다' (position 0: sin channels 0, cos channels 1); "
                   "arithmetic: sin 0 = 0, cos 0 = 1",
@@ -76,7 +76,7 @@ def test_position0(verify):
     statement="The table's channel pair i turns by ω_i = 1 / 10000^(2i/d_model) radians per position (d_model=128, "
               "float64): the largest |ω_i read from the table (atan2 of PE(1)'s sin and cos channels) − ω_i of the "
               "post's formula|, the formula written out here, not taken from the library.",
-    tolerance=at_most(1e-12, "float64 sin/cos/atan2 err by ~1e-16; another base (1,000) or exponent (2i/(d − 2), "
+    tolerance=at_most(1e-12, reason="float64 sin/cos/atan2 err by ~1e-16; another base (1,000) or exponent (2i/(d − 2), "
                              "j/d) moves some ω_i by more than 1e-3"),
     kind="post",
     expect_source="post B's formula (Vaswani et al. 2017, §3.5): pair i is (sin, cos) of pos·10000^(−2i/d_model)",
@@ -111,7 +111,7 @@ def _gap_dots(dtype: torch.dtype) -> dict[int, torch.Tensor]:
         **{f"gap{k}-vs_post": Case(
             statement=f"gap {k}: mean of PE(i)·PE(i+{k}) over i equals the post's value.",
             post_value=POST_GAP_MEAN[k],
-            tolerance=close("the post prints 3 decimals (±5e-4); float32 rounding adds < 1e-4", atol=1e-3),
+            tolerance=close(reason="the post prints 3 decimals (±5e-4); float32 rounding adds < 1e-4", atol=1e-3),
             expect_source=f"post A, exp. 3 prints mean {POST_GAP_MEAN[k]} for gap {k}",
             quote=Quote(f"간격 k 내적 평균 … {POST_GAP_ROWS[k]}",
                         f"gap k, mean dot product, …: the row '{POST_GAP_ROWS[k]}' (gap {k}: mean "
@@ -120,8 +120,9 @@ def _gap_dots(dtype: torch.dtype) -> dict[int, torch.Tensor]:
            for k in GAPS},
         **{f"gap{k}-vs_closed_form": Case(
             statement=f"gap {k}: mean of PE(i)·PE(i+{k}) equals Σ_i cos({k}·ω_i) (float64).",
-            tolerance=close("float32 table and dot products: the float32−float64 gap of these 64×64 "
+            tolerance=close(reason="float32 table and dot products: the float32−float64 gap of these 64×64 "
                             "dot products is ≤ 3e-5 on CPU; 1e-4 bounds it", atol=1e-4),
+            reference=f"the closed form Σ_i cos({k}·ω_i) in float64",
             expect_source="arithmetic: sin a·sin b + cos a·cos b = cos(a − b), so PE(i)·PE(i+k) = "
                           "Σ_i cos(k·ω_i) for every i",
             quote=GAP_ONLY_QUOTE,
@@ -133,7 +134,7 @@ def _gap_dots(dtype: torch.dtype) -> dict[int, torch.Tensor]:
                       f"printed std ({POST_GAP_STD[k]:.3g}) does not reproduce with the post's own code "
                       "here: details give both and their ratio.",
             post_value=POST_GAP_STD[k], unit="(post: std itself)",
-            tolerance=at_most(1.0, "if the dot product depends on k alone, its float32 values can differ "
+            tolerance=at_most(1.0, reason="if the dot product depends on k alone, its float32 values can differ "
                                    "over i only by their rounding error; that error is measured, not "
                                    "assumed"),
             expect_source=POST_A_PROOF,
@@ -176,7 +177,7 @@ def test_dot_depends_only_on_gap(verify, k, quantity, figure):
     source="Post A, 'PE(pos+k) is a linear function of PE(pos)'; post B, 'sin(a+b), cos(a+b)'",
     statement="PE(pos+k) = M_k·PE(pos) for every pos, with M_k a block-diagonal 2×2 rotation per "
               "(sin, cos) channel pair built from k alone (d_model=128, pos 0–63, float64).",
-    tolerance=at_most(1e-9, "float64 sin/cos of angles ≤ 94 rad err by ~1e-14; a wrong layout or "
+    tolerance=at_most(1e-9, reason="float64 sin/cos of angles ≤ 94 rad err by ~1e-14; a wrong layout or "
                             "frequency gives residuals of order 1"),
     kind="post",
     expect_source="post B: sin(a+b) = sin a cos b + cos a sin b, cos(a+b) = cos a cos b − sin a sin b, so "
@@ -201,18 +202,18 @@ def test_shift_is_linear_map(verify, k):
                   "않는다' (channels 0–1 swing fast, 4–5 barely change within max_len=8)",
     cases={
         "fast_pair": Case(statement="channels 0–1 sweep at least half of [−1, 1] (range ≥ 1).",
-                          tolerance=at_least(1.0, "ω_0 = 1 rad/position: 7 positions cover more than a period"),
+                          tolerance=at_least(1.0, reason="ω_0 = 1 rad/position: 7 positions cover more than a period"),
                           quote=Quote("0번, 1번 차원은 빠르게 흔들린다", "channels 0 and 1 swing fast")),
         "slow_pair": Case(statement="channels 4–5 move by at most 1 % of [−1, 1] (range ≤ 0.02): "
                                     "the post's 'barely change'.",
                           post_value="≈ constant",
-                          tolerance=at_most(0.02, "our reading of 'barely change': under 1 % of the "
+                          tolerance=at_most(0.02, reason="our reading of 'barely change': under 1 % of the "
                                                   "span [−1, 1]"),
                           quote=Quote("4번, 5번 차원은 max_len=8 범위에서는 거의 변하지 않는다",
                                       "channels 4 and 5 barely change within max_len=8")),
         "monotone": Case(statement="each channel pair moves strictly less than the pair before it "
                                    "(smallest drop in range between consecutive pairs > 0).",
-                         tolerance=at_least(0.0, "wavelength grows with the channel index", strict=True),
+                         tolerance=at_least(0.0, reason="wavelength grows with the channel index", strict=True),
                          quote=Quote("2번과 3번 차원은 조금 더 느린 주파수를 쓴다. 뒤쪽 차원으로 갈수록 파장이 길어진다",
                                      "channels 2 and 3 use a slightly slower frequency; the further back the "
                                      "channel, the longer the wavelength")),
@@ -237,7 +238,7 @@ def test_wavelength_spread(verify, case):
     source="Post B, '공식 읽기' ('1부터 시작할 수도 있지만 원리는 같다')",
     statement="Counting positions from 1 instead of 0 changes nothing essential: the gap and shift properties "
               "hold for positions 1–64 (d_model=128, float64).",
-    tolerance=at_most(1e-9, "float64 rounding of dot products of size ≤ 64 is ~1e-13; a property that fails "
+    tolerance=at_most(1e-9, reason="float64 rounding of dot products of size ≤ 64 is ~1e-13; a property that fails "
                             "does so by O(1)"),
     kind="post",
     expect_source="post B's sentence; arithmetic: PE(p + 1) = M_1·PE(p) with M_1 a rotation, so the 1-based "
@@ -278,7 +279,7 @@ def test_positions_from_one(verify, case):
               "post's DGX Spark), so another machine's BLAS may well print other stds.",
     kind="beyond",
     post_value=list(POST_GAP_STD.values()), unit="× (worst ratio)",
-    tolerance=at_most(2.0, "'reproduces' for a rounding-noise std: the same value within a factor of 2 (a different "
+    tolerance=at_most(2.0, reason="'reproduces' for a rounding-noise std: the same value within a factor of 2 (a different "
                            "summation order alone moves it by tens of per cent)"),
     expect="refuted",
     expect_source="finding of the committed report: the post's code on this CPU gives stds 10.1–14.0× the printed ones",

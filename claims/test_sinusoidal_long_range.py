@@ -13,7 +13,7 @@ from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, ex
 from llm_claims_lab.positional import frequencies, sinusoidal_table
 from claims.sinusoidal_common import GAPS, LONG, POST_GAP_MEAN, WIDE
 
-FLOAT64_RISE = at_most(1e-9, "monotone up to float64 rounding: dot products of size ≤ 64 err by ~1e-13; "
+FLOAT64_RISE = at_most(1e-9, reason="monotone up to float64 rounding: dot products of size ≤ 64 err by ~1e-13; "
                              "a real rise is of order 0.01–1")
 
 
@@ -80,7 +80,7 @@ NEARBY_QUOTE = Quote("position이 조금 바뀌면 positional vector도 조금 �
                      "튀지 않고, 가까운 위치라는 흔적을 남긴다",
                      "when the position changes a little, the positional vector changes a little; positions 10 and "
                      "11 do not jump apart like wholly different IDs but leave a trace of being near each other")
-TRACE = at_least(0.0, "'흔적' (a trace): any excess of the neighbours' similarity over the average farther pair; float64 "
+TRACE = at_least(0.0, reason="'흔적' (a trace): any excess of the neighbours' similarity over the average farther pair; float64 "
                       "errs by ~1e-13 on dot products of size ≤ 64", strict=True)
 
 
@@ -128,12 +128,12 @@ def _trace_of_nearness(seq_len: int, d_model: int) -> tuple[float, dict]:
                       "a neighbour. Over all 10,000 positions at d_model=128 (float64): the smallest, over positions "
                       "p, of [least dot product with p ± 1 − largest dot product with any position ≥ 2 away] is "
                       "positive.",
-            tolerance=at_least(0.0, "a neighbour must beat every farther position; float64 errs by ~1e-13",
+            tolerance=at_least(0.0, reason="a neighbour must beat every farther position; float64 errs by ~1e-13",
                                strict=True),
             kind="beyond", expect_source=NEARBY_SOURCE),
         "gap1_nearest_table_8x6": Case(
             statement="The same stricter property on post B's own 8×6 table (d_model=6, positions 0–7).",
-            tolerance=at_least(0.0, "a neighbour must beat every farther position; float64 errs by ~1e-15",
+            tolerance=at_least(0.0, reason="a neighbour must beat every farther position; float64 errs by ~1e-15",
                                strict=True),
             kind="beyond", expect="refuted",
             expect_source="arithmetic: PE(0)·PE(6) = cos 6 + cos(6·0.0464) + cos(6·0.00215) ≈ 2.92 exceeds "
@@ -195,7 +195,7 @@ def test_nearby_positions_similar(verify, case):
     cases={
         "float64": Case(
             statement="table in float64: smallest distance between distinct rows.",
-            tolerance=at_least(1e-6, "rows of norm 8 in float64 err by ~1e-14; a distance above 1e-6 is a real "
+            tolerance=at_least(1e-6, reason="rows of norm 8 in float64 err by ~1e-14; a distance above 1e-6 is a real "
                                      "difference, not rounding"),
             expect_source="arithmetic: |PE(p) − PE(q)|² = 4·Σ_i sin²((p − q)·ω_i / 2), zero only if (p − q)·ω_i "
                           "is a multiple of 2π for every i, impossible for ω_0 = 1 rad and p ≠ q (π is "
@@ -204,7 +204,7 @@ def test_nearby_positions_similar(verify, case):
             statement="beyond the posts (which say nothing of precision): the same table rounded once to "
                       "bfloat16 (as a bfloat16 model stores it): smallest distance between distinct rows.",
             kind="beyond",
-            tolerance=at_least(1e-6, "bfloat16 rows read back exactly into float64; any distance above 1e-6 "
+            tolerance=at_least(1e-6, reason="bfloat16 rows read back exactly into float64; any distance above 1e-6 "
                                      "is a difference of at least one bfloat16 step"),
             expect_source="arithmetic: rounding moves a row of norm 8 by at most 2^-9·8 ≈ 0.016, far below half "
                           "the float64 table's smallest distance (|PE(0) − PE(1)| ≈ 1.95 by the closed form), "
@@ -213,8 +213,8 @@ def test_nearby_positions_similar(verify, case):
             statement="control: the formula evaluated at positions held in float16 (torch.arange(…, "
                       "dtype=float16)), 4,096 positions: float16 holds integers exactly only up to 2048, so "
                       "positions 2049 and 2048 coincide and so do their rows: smallest distance 0.",
-            tolerance=exact("identical positions give bit-identical rows"),
-            kind="control",
+            tolerance=exact(reason="identical positions give bit-identical rows"),
+            kind="control", reference="0: positions 2048 and 2049 coincide in float16",
             expect_source="control's design: float16 has an 11-bit significand, so 2049 rounds to 2048; a "
                           "measure that can see coinciding rows must report 0 here"),
     },
@@ -262,7 +262,7 @@ def _pair_distances(seq_len: int, d_model: int) -> torch.Tensor:
             statement="every pair whose wavelength 2π/ω_i fits in the far range (≤ 9,899 positions: pairs "
                       "0–51) confuses some far pair of positions more than it confuses neighbours: largest r_i "
                       "over those pairs.",
-            tolerance=at_most(0.5161, "the formula's bound: stepping k by 1 turns pair i by ω_i ≤ 1 rad, so "
+            tolerance=at_most(0.5161, reason="the formula's bound: stepping k by 1 turns pair i by ω_i ≤ 1 rad, so "
                                       "within one wavelength some k lands within ω_i/2 of a full turn, a "
                                       "distance ≤ 2·sin(ω_i/4) against 2·sin(ω_i/2) for neighbours: "
                                       "r_i ≤ 1/(2·cos(ω_i/4)) ≤ 0.5161"),
@@ -272,7 +272,7 @@ def _pair_distances(seq_len: int, d_model: int) -> torch.Tensor:
             statement="every pair whose wavelength is at least twice the range (≥ 19,998 positions: pairs "
                       "57–63) separates every far pair of positions at least 63.6× more than neighbours: "
                       "smallest r_i over those pairs.",
-            tolerance=at_least(63.6, "the formula's bound: for k·ω_i/2 ≤ π/2 the distance 2·sin(k·ω_i/2) grows "
+            tolerance=at_least(63.6, reason="the formula's bound: for k·ω_i/2 ≤ π/2 the distance 2·sin(k·ω_i/2) grows "
                                      "with k, and sin(kx)/sin(x) ≥ 2k/π (Jordan's inequality), so r_i ≥ "
                                      "200/π = 63.66"),
             expect_source="arithmetic: a pair whose half-wavelength exceeds every gap turns by less than π over "

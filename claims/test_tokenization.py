@@ -25,7 +25,7 @@ BYTE_FRAGMENTS = Quote("아쉽게도 한국어 단어(이모/삼촌)로는 이 �
     source="Post A, end of exp. 2 ('GPT-2 어휘에서 한국어는 단일 토큰이 아니라 바이트 파편')",
     statement="GPT-2's BPE has no single token for Korean words such as 이모 and 삼촌: each splits into "
               "several tokens, and no single token decodes to text (each is a UTF-8 byte fragment).",
-    tolerance=at_least(2, "more than one token is the claim"),
+    tolerance=at_least(2, reason="more than one token is the claim"),
     kind="post",
     expect_source="post A, end of exp. 2: 'GPT-2 어휘에서 한국어는 단일 토큰이 아니라 바이트 파편이기 때문입니다' "
                   "(in GPT-2's vocabulary Korean is byte fragments, not single tokens)",
@@ -35,12 +35,12 @@ BYTE_FRAGMENTS = Quote("아쉽게도 한국어 단어(이모/삼촌)로는 이 �
            for key, w in KOREAN_WORDS.items()},
         **{f"{key}-whole_text_tokens": Case(
             statement=f"share of the tokens of ' {w}' whose own decoding is valid text (no U+FFFD).",
-            tolerance=at_most(0.0, "a byte fragment of a 3-byte Hangul syllable cannot decode to text"),
+            tolerance=at_most(0.0, reason="a byte fragment of a 3-byte Hangul syllable cannot decode to text"),
             quote=BYTE_FRAGMENTS, params={"word": w, "quantity": "whole_text_tokens"})
            for key, w in KOREAN_WORDS.items()},
         "control-token_count": Case(
             statement="control: ' king' is one token (the tokenizer is GPT-2's).",
-            post_value=1, tolerance=exact("a token count"), kind="control",
+            post_value=1, tolerance=exact(reason="a token count"), kind="control",
             expect_source="control's design: post A uses ' king' as one GPT-2 token in exp. 2; a tokenizer "
                           "that splits it is not GPT-2's, and the Korean rows would prove nothing",
             params={"word": "king", "quantity": "token_count"}),
@@ -84,7 +84,7 @@ PARTICLE_CASES = [
     statement="The particle stripper removes the longest listed particle, only when ≥ 2 characters "
               "remain, after stripping punctuation from both ends (15 eojeols).",
     post_value=[out for _, out in PARTICLE_CASES], unit="(what post A's rule gives)",
-    tolerance=exact("string equality"),
+    tolerance=exact(reason="string equality"),
     kind="post",
     quote=Quote("JOSA.sort(key=len, reverse=True) … # 긴 것부터 시도 … w = w.strip(\"\\\"'()[].,·;:!?«»“”‘’\") … "
                 "if w.endswith(j) and len(w) - len(j) >= 2: … # 어간이 2자 이상 남을 때만",
@@ -120,7 +120,7 @@ POST_A_WORDS = list(dict.fromkeys([*(w for inputs, _ in POST_A_ANALOGIES.values(
                 "f\"'{word}'는 단일 토큰이 아님: {ids}\"",
                 "post A's vec(): GPT-2's vocabulary takes words with a leading space by default; it asserts that "
                 "the word is one token ('… is not a single token')"),
-    tolerance=exact("token counts are integers"),
+    tolerance=exact(reason="token counts are integers"),
 )
 def test_gpt2_post_words_single_token(verify, gpt2_tokenizer):
     ids = {w: gpt2_tokenizer.encode(w) for w in POST_A_WORDS}
@@ -138,7 +138,7 @@ PARTICLE_CLASSES = {
     "copula": ("입니다", "이며", "이다", "였다"),  # 이다 inflected: a particle (서술격 조사) in school grammar only
     "verb": ("하였다", "되었다", "한다", "하고"),  # 하다/되다 + ending; 하고 is also a colloquial particle ('너하고')
 }
-THIRTY_ODD = close("'30여' (餘: 'more than'): more than 30 and short of the next ten, i.e. 31–39 = 35 ± 4",
+THIRTY_ODD = close(reason="'30여' (餘: 'more than'): more than 30 and short of the next ten, i.e. 31–39 = 35 ± 4",
                    atol=4)
 THIRTY_ODD_CENTRE = 35
 
@@ -154,7 +154,7 @@ THIRTY_ODD_CENTRE = 35
     post_value="30여 개 (30-odd)", unit="entries",
     quote=Quote("이로 인하여, 고빈도 조사 30여 개를 규칙으로 떼도록 구성하였습니다.",
                 "For this reason we set it up to strip some 30-odd high-frequency particles by rule."),
-    tolerance=THIRTY_ODD,
+    tolerance=THIRTY_ODD, reference=f"{THIRTY_ODD_CENTRE}, the centre of 31–39",
 )
 def test_particle_list_size(verify):
     classified = [p for group in PARTICLE_CLASSES.values() for p in group]
@@ -186,7 +186,7 @@ def _shared_share(a: list, b: list) -> float:
     quote=Quote("나는 밥을 먹었다와 밥이 나를 먹었다는 같은 토큰들을 꽤 많이 공유한다.",
                 "'나는 밥을 먹었다' (I ate rice) and '밥이 나를 먹었다' (the rice ate me) share quite many of the same "
                 "tokens."),
-    tolerance=at_least(0.5, "'quite many' read as at least half: below half, most of the tokens differ"),
+    tolerance=at_least(0.5, reason="'quite many' read as at least half: below half, most of the tokens differ"),
     cases={
         "gpt2_bpe": Case(
             statement="The literal reading, not the post's: 'tokens' taken strictly as whatever GPT-2's byte-level "

@@ -51,7 +51,7 @@ ANALOGY_SECTIONS = {
               "row: raw eojeols, and what post A's script prints ('학습 코퍼스 {len(ids):,} 어절': tokens kept).",
     kind="control",
     post_value=2_000_000, unit="eojeols",
-    tolerance=close("'2M' is rounded to the million: any count from 1.5M to 2.5M is written '2M'",
+    tolerance=close(reason="'2M' is rounded to the million: any count from 1.5M to 2.5M is written '2M'",
                     atol=500_000),
     quote=CLUSTERS,
     cases={
@@ -104,7 +104,7 @@ WS353_MODELS = {
               "both in the vocabulary as written; noise: the bootstrap standard error over pairs combined with the "
               "SD over training seeds (calibration/word2vec.json).",
     unit="Spearman ρ",
-    tolerance=at_least(0.0, "the post claims that training puts related words close, not how close: "
+    tolerance=at_least(0.0, reason="the post claims that training puts related words close, not how close: "
                             "any monotone association with people's judgements (ρ > 0) is that claim, and "
                             "none (ρ = 0) is its negation; a higher bar would test a strength the post never "
                             "states", strict=True),
@@ -183,7 +183,7 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
     unit="% of covered items",
     post_value="too little data for analogies",
     quote=TOO_LITTLE,
-    tolerance=at_most(ANALOGY_BOUND, "the effect size of 'analogies work': Mikolov et al. 2013a, Table 2 (CBOW, "
+    tolerance=at_most(ANALOGY_BOUND, reason="the effect size of 'analogies work': Mikolov et al. 2013a, Table 2 (CBOW, "
                             "100 dimensions like ours) reach 19.4 % on their smallest corpus, 24M words, and "
                             "lose ~4 pp per halving of the data (23.1 % at 49M); 10 % is half that accuracy, "
                             "so a section at or below it does analogies worse than the weakest model there "

@@ -28,7 +28,7 @@ STEPS = SkipGramConfig(seed=0).snapshots  # the snapshot steps of the protocol's
               "related words close after a quarter and a half of post A's 20,000 steps (ρ > 0).",
     kind="beyond",
     unit="Spearman ρ",
-    tolerance=at_least(0.0, "w2v.ws353's bound: any monotone association with people's judgements", strict=True),
+    tolerance=at_least(0.0, reason="w2v.ws353's bound: any monotone association with people's judgements", strict=True),
     expect_source="Mikolov et al. 2013 train word2vec for 1–3 epochs; 5,000 steps of 1,024 centres are about 2.5 "
                   "passes over the ~2M-token corpus, so relatedness should have formed",
     cases={f"steps{step}": Case(statement=f"after {step:,} steps: ρ > 0.", params={"step": step}) for step in STEPS},

@@ -32,7 +32,7 @@ NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-se
 EQUIVALENCE = 0.1  # |ρ| below Cohen's (1988) 'small' correlation, 0.1: no association worth the name
 SOURCE = ("Post A, exp. 1 (the neighbour table and its remark); evaluation set: Park, Byun, Baek, Cho, Oh 2018, "
           "Korean WS-353")
-ABOVE = at_least(0.0, "training puts related words closer than a table that learned nothing: any positive "
+ABOVE = at_least(0.0, reason="training puts related words closer than a table that learned nothing: any positive "
                       "difference of ρ on the same pairs (the post states no strength)", strict=True)
 
 
@@ -57,8 +57,9 @@ def ws353_null(word2vec, ws353) -> list[float]:
             statement=f"The mean ρ of {NULL_TABLES} untrained tables (the initial tables of seeds --claims-seed … "
                       f"+{NULL_TABLES - 1}) lies within ±{EQUIVALENCE} of 0 (an equivalence bound, TOST-style); "
                       f"noise: their SD / √{NULL_TABLES}.",
-            tolerance=close(f"equivalence with no association: |ρ| < {EQUIVALENCE}, Cohen's 'small' correlation",
+            tolerance=close(reason=f"equivalence with no association: |ρ| < {EQUIVALENCE}, Cohen's 'small' correlation",
                             atol=EQUIVALENCE),
+            reference="0: the ρ of a table that learned nothing",
             expect_source="control's design: a table drawn at random carries no relatedness, E[ρ] = 0 by symmetry"),
         "trained_minus_untrained": Case(
             statement="mean over the run's seeds of ρ(trained) − mean ρ(untrained) > 0 on the same pairs; noise: the "
@@ -83,8 +84,8 @@ def ws353_null(word2vec, ws353) -> list[float]:
                       "scipy.stats.spearmanr: on the covered pairs of the trained, shuffled and untrained tables, it "
                       "equals Pearson's r of the mid-ranks (scipy.stats.rankdata) and is unchanged when the cosines "
                       "are replaced by their cubes (a monotone map). Measured: the largest difference.",
-            tolerance=close("float64 rounding of a correlation over ~150 pairs", atol=1e-12),
-            unit="|Δρ|",
+            tolerance=close(reason="float64 rounding of a correlation over ~150 pairs", atol=1e-12),
+            unit="|Δρ|", reference="0: the two ways of computing ρ agree",
             expect_source="arithmetic: Spearman 1904's ρ is Pearson's r of the ranks, and a rank is unchanged by any "
                           "increasing map; a Pearson r in its place, or ties ranked in order, would differ"),
     },
@@ -153,7 +154,7 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case):
               "has them, and none in a table that learned nothing.",
     kind="control",
     unit="% of covered items",
-    tolerance=at_most(ANALOGY_BOUND, "w2v.analogy_ko's bound: at or below it, a table 'does not do analogies'"),
+    tolerance=at_most(ANALOGY_BOUND, reason="w2v.analogy_ko's bound: at or below it, a table 'does not do analogies'"),
     cases={
         "planted": Case(
             statement="the trained table with analogies planted (row d := b − a + c for the items, among every other "
@@ -170,7 +171,7 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case):
             statement="w2v.small_corpus_no_analogy's measure on the trained table with 여왕's row := 왕 − 남자 + 여자: "
                       "the rank of 여왕 is at least 2.",
             unit="rank", expect="refuted",
-            tolerance=at_least(2, "w2v.small_corpus_no_analogy's bound: the analogy works only if 여왕 ranks first"),
+            tolerance=at_least(2, reason="w2v.small_corpus_no_analogy's bound: the analogy works only if 여왕 ranks first"),
             expect_source="control's design: the planted row is the query itself (cosine 1), so it ranks first"),
     },
     deviation=KERNELS_DEVIATION + " Beyond the post. Noise: the exact (Clopper–Pearson) 99.73 % interval over the "
@@ -211,7 +212,9 @@ def test_analogy_controls(verify, word2vec, ko_analogies, case):
               "clears 10 % sooner.",
     kind="control",
     unit="covered items",
-    tolerance=exact("a count of items"),
+    tolerance=exact(reason="a count of items"),
+    reference="the closed form's count: the larger of ⌈ln(α/2) / ln 0.9⌉ (at 0 of n) and ⌊ln(α/2) / ln 0.1⌋ + 1 "
+              "(at n of n)",
     expect_source="arithmetic: Clopper & Pearson 1934, the exact interval's ends at 0 and n successes in closed form; "
                   "a Wald or Wilson interval, or another level, in proportion_interval's place gives another count",
     deviation="Beyond the post: a check of the interval every analogy row is judged by.",

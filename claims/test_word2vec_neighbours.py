@@ -33,7 +33,7 @@ SHARED = 2  # chance puts ≥ 2 of the 30 among our lists with probability < 0.0
               f"five queries, at least {SHARED} are among our six nearest rows of the same query (the post's "
               "listing: cosine on the centre table, the query dropped).",
     unit="shared neighbours",
-    tolerance=at_least(SHARED, f"above chance at the suite's level: a random table puts each printed word among "
+    tolerance=at_least(SHARED, reason=f"above chance at the suite's level: a random table puts each printed word among "
                                f"six of ~10,000 rows with probability 6/10,000, so ≥ {SHARED} of {LISTED} happen by "
                                "chance with probability ≈ C(30, 2)·(6·10⁻⁴)² < 3·10⁻⁴ (the 3-SD level is 2.7·10⁻³)"),
     quote=CLUSTERS,
@@ -82,7 +82,7 @@ TABLES = {  # case -> (the table whose lists are judged, the baseline's): lab ki
               "its p-value, judged with the exact interval of its Monte Carlo count.",
     unit="one-sided p",
     post_value="학문·왕조·예술의 클러스터가 보이게 됩니다 (clusters visible)",
-    tolerance=at_most(ALPHA, f"the suite's decision level, one-sided: p ≤ {ALPHA:.5f} is a difference 3 SDs out, the "
+    tolerance=at_most(ALPHA, reason=f"the suite's decision level, one-sided: p ≤ {ALPHA:.5f} is a difference 3 SDs out, the "
                              "level every row is decided at. 'Visible' clusters pass it: with 30 pairs, lists in which "
                              "10 neighbours share their query's paragraphs more than the baseline's and none less "
                              "give p ≤ 2⁻¹⁰ ≈ 0.001 already; lists a permutation of the pairs cannot tell from the "

@@ -24,7 +24,7 @@ from llm_claims_lab.word2vec.stemming import strip_particle
     expect_source="post A, exp. 1: '왕−남자+여자 같은 산술까지 기대하기엔 데이터가 부족'",
     post_value="not expected to work",
     quote=TOO_LITTLE,
-    tolerance=at_least(2, "the analogy works only if 여왕 ranks first"),
+    tolerance=at_least(2, reason="the analogy works only if 여왕 ranks first"),
     deviation=KERNELS_DEVIATION,
 )
 def test_small_corpus_no_analogy(verify, word2vec):
@@ -53,7 +53,7 @@ def test_small_corpus_no_analogy(verify, word2vec):
                 "두 단어를 가까운 곳에 놓게 됩니다.",
                 "'Coffee' and 'black tea' appear in similar contexts (drink, warm, a cup), so vectors trained to "
                 "predict contexts place the two words close together."),
-    tolerance=at_most(100, "'close' = among the nearest 1 % of the 10,000-row vocabulary (the post lists 6 "
+    tolerance=at_most(100, reason="'close' = among the nearest 1 % of the 10,000-row vocabulary (the post lists 6 "
                            "neighbours per query, a stricter bar than its sentence states)"),
     expect_source="post A, introduction: the distributional hypothesis (Firth 1957) as word2vec shows it "
                   "(Mikolov et al. 2013): words in similar contexts get nearby vectors",

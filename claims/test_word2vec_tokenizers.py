@@ -55,7 +55,7 @@ CASES = {
                   "the stripper already works well, so Kiwi's table does not track human relatedness better by an "
                   f"amount that matters: ρ(Kiwi) − ρ(stems) < {NOT_MUCH_BETTER} (Cohen's 'small' correlation) on "
                   "the WS-353 pairs both cover.",
-        tolerance=at_most(NOT_MUCH_BETTER, "the sentence concedes that an analyser is the right answer and says the "
+        tolerance=at_most(NOT_MUCH_BETTER, reason="the sentence concedes that an analyser is the right answer and says the "
                                            "simple stripper works splendidly for our purpose: a non-inferiority "
                                            "reading, the analyser's gain smaller than the smallest correlation "
                                            "worth the name (Cohen 1988: 0.1), as w2v.ws353_controls's equivalence "
@@ -85,7 +85,7 @@ CASES = {
                  "하나, …') and tested it (ρ(Kiwi) − ρ(stems) > 0); it now quotes the whole sentence and tests its "
                  "main clause's reading, that the stripper suffices (ρ(Kiwi) − ρ(stems) < 0.1); both rows say how many "
                  "pairs would decide them",
-    tolerance=at_least(0.0, "the post states a direction (byte pairs work poorly), not a size: any difference is "
+    tolerance=at_least(0.0, reason="the post states a direction (byte pairs work poorly), not a size: any difference is "
                             "that claim, and the 3-SD rule decides only a clear one", strict=True),
     cases=CASES,
     deviation=KERNELS_DEVIATION + " Beyond the post's protocol only in the token stream: the same loop, "

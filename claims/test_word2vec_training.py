@@ -45,7 +45,7 @@ BLOCKS, PAIRS = 5, 8  # timed steps of each kind: PAIRS per block, each block on
                   "in FLOPs (ns.flop_ratio), and leaves the rest of a step (lookups, dense Adam over both "
                   "tables) as it is, so a step cannot get 2,000× faster",
     post_value="수천 배 (several thousand ×)",
-    tolerance=at_least(2000, "'수천' means several thousand; we read it as at least 2,000×"),
+    tolerance=at_least(2000, reason="'수천' means several thousand; we read it as at least 2,000×"),
     expect="refuted",
     deviation=KERNELS_DEVIATION,
     version=3,
@@ -105,7 +105,7 @@ LAST = 50  # recorded losses (every 100 steps) over which the batch-to-batch noi
         "below_zero": Case(
             statement="The literal reading, not the post's: the loss goes below 0, the smallest of the 200 recorded "
                       "batch losses is < 0.",
-            tolerance=at_most(0.0, "'negative' = below 0", strict=True),
+            tolerance=at_most(0.0, reason="'negative' = below 0", strict=True),
             expect="refuted", kind="literal",
             expect_source="arithmetic: the loss is −(mean log σ(s⁺) + mean log σ(−s⁻)) and log σ(x) < 0 for every "
                           "finite x, so every batch loss is > 0; its infimum 0 is approached only as every positive "
@@ -115,7 +115,7 @@ LAST = 50  # recorded losses (every 100 steps) over which the batch-to-batch noi
                       "19,100–20,000) minus the first recorded loss (step 100) is < 0. '음수 방향으로' glosses "
                       "'가장 작게' (as small as possible): the direction of the change, since the post's own loss "
                       "(its step (11)) is a sum of −log σ terms and so always positive.",
-            tolerance=at_most(0.0, "any decrease is the post's reading ('가장 작게': as small as possible)",
+            tolerance=at_most(0.0, reason="any decrease is the post's reading ('가장 작게': as small as possible)",
                               strict=True),
             kind="post",
             expect_source="post A's sentence ('가장 작게 만드는 것이 목표': make the loss as small as possible) and "

@@ -8,7 +8,7 @@ A claim is declared once, on the test function that measures it::
         source="Post T, the section that gives the formula",
         statement="PE(0) is 0 in every sin channel and 1 in every cos channel.",
         post_value=[0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
-        tolerance=exact("sin(0) = 0 and cos(0) = 1 are exact in IEEE arithmetic"),
+        tolerance=exact(reason="sin(0) = 0 and cos(0) = 1 are exact in IEEE arithmetic"),
     )
     def test_position0(verify):
         verify(sinusoidal_table(8, 6)[0].tolist())
@@ -37,11 +37,11 @@ from typing import Any
 import pytest
 
 from llm_claims_harness.row import Declared, Quote, Revision
-from llm_claims_harness.tolerance import Tolerance, at_least, at_most, close, exact, flatten
+from llm_claims_harness.tolerance import Refused, Tolerance, at_least, at_most, close, exact, flatten, is_number
 
 __all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "QUOTED_KINDS", "VERDICTS", "Case", "Claim",
-           "ClaimDeclarationError", "Declared", "Quote", "Revision", "Tolerance", "at_least", "at_most", "claim", "close",
-           "exact", "flatten"]
+           "ClaimDeclarationError", "Declared", "Quote", "Refused", "Revision", "Tolerance", "at_least", "at_most",
+           "claim", "close", "exact", "flatten"]
 
 VERDICTS = ("holds", "refuted")  # what a claim may expect
 NO_PREDICTION = "none"  # a Revision's pre-registered verdict when nothing was predicted: a regression check
@@ -77,6 +77,7 @@ class Case:
     revised: Revision | None = None
     quote: Quote | None = None
     section: str | None = None  # the post's section this case's sentence is in, where it differs from the claim's
+    reference: str | None = None  # what the test computes as its reference, where it differs from the claim's
     params: Mapping[str, Any] | None = None  # the test's arguments for this case (see :func:`claim`)
 
 
@@ -95,7 +96,9 @@ class Claim:
     registered before measuring), ``quote`` (a :class:`Quote`: the post's sentence a ``post`` or ``literal`` row
     tests; required for those kinds), ``post`` and ``section`` (the registered post, and its section, the row comes
     from, required for those kinds and checked against the suite's registry at collection:
-    :mod:`llm_claims_harness.posts`; a case may name another section of the same post, ``Case(section=...)``).
+    :mod:`llm_claims_harness.posts`; a case may name another section of the same post, ``Case(section=...)``),
+    ``reference`` (what the test computes and passes as ``verify(..., reference=...)``, in words; a ``close`` or
+    ``exact`` row without a post value needs one).
     """
 
     id: str
@@ -115,6 +118,7 @@ class Claim:
     quote: Quote | None = None
     post: str | None = None
     section: str | None = None
+    reference: str = ""
 
     def __post_init__(self) -> None:
         __tracebackhide__ = True
@@ -132,6 +136,8 @@ class Claim:
                                         "needs one, with its reason")
         for case_id, case in {"": self, **dict(self.cases)}.items():
             where = name + (f" case {case_id!r}" if case_id else "")
+            if isinstance(case.tolerance, Refused):
+                raise ClaimDeclarationError(f"{where}: {case.tolerance.why}")
             if case.tolerance is not None and (not isinstance(case.tolerance, Tolerance)
                                                or not case.tolerance.reason.strip()):
                 raise ClaimDeclarationError(f"{where}: tolerance must be a Tolerance with a non-empty reason")
@@ -164,6 +170,10 @@ class Claim:
         if self.version > 1 and not self.version_note.strip():
             raise ClaimDeclarationError(f"{name}: version {self.version} needs a version_note saying what changed "
                                         "since the previous version and why")
+        for case_id, case in (self.cases or {"": self}).items():  # each row: what its tolerance compares
+            _check_reference(name + (f" case {case_id!r}" if case_id else ""), case.tolerance or self.tolerance,
+                             self.post_value if case.post_value is None else case.post_value,
+                             self.reference if case.reference is None else case.reference)
 
     def resolve(self, case_id: str | None) -> Declared:
         """The effective, frozen fields of sub-case ``case_id`` (``None``: the claim itself).
@@ -187,7 +197,7 @@ class Claim:
             expected_verdict=pick("expect"), expect_source=pick("expect_source"),
             preregistered_expect=revised.preregistered if revised else pick("expect"),
             preregistered_source=revised.source if revised else pick("expect_source"),
-            revision=revised, quote=pick("quote"), version=self.version, version_note=self.version_note,
+            revision=revised, quote=pick("quote"), reference_source=pick("reference"), version=self.version, version_note=self.version_note,
             deviation=self.deviation)
 
 
@@ -199,6 +209,26 @@ def _check_quote(where: str, kind: str | None, quote: Quote | None) -> None:
         raise ClaimDeclarationError(f"{where}: a {kind} row needs quote=Quote(text, gloss): the post's sentence it "
                                     "tests (its own words, shortened) and an English gloss: a row that judges a post "
                                     "says which sentence it reads")
+
+
+def _check_reference(where: str, tolerance: Tolerance | None, post_value: Any, reference: Any) -> None:
+    """A row's tolerance can judge what it compares: a ``close`` row has a reference (the post's value, or one the
+    test computes, said in ``reference``; the post's value is then only shown), and a ``close`` with ``atol``/``rtol``
+    compares numbers only."""
+    __tracebackhide__ = True
+    if not isinstance(reference, str):
+        raise ClaimDeclarationError(f"{where}: reference says in words what the test computes as its reference, "
+                                    f"got {reference!r}")
+    if tolerance is None or tolerance.kind != "close":
+        return
+    if post_value is None and not reference.strip():
+        raise ClaimDeclarationError(f"{where}: {tolerance.describe()} compares with a reference, and the row has none: "
+                                    "give the post's post_value=, or reference='what the test computes' and pass "
+                                    "verify(..., reference=...)")
+    text = [v for v in flatten(post_value) if not is_number(v)] if post_value is not None else []
+    if (tolerance.atol or tolerance.rtol) and text and not reference.strip():  # else the post value is only shown
+        raise ClaimDeclarationError(f"{where}: {tolerance.describe()} compares numbers, and the post value holds "
+                                    f"{text[0]!r}: a value that is not a number is equal or not, exact(reason=...)")
 
 
 def _check_revision(where: str, revised: Revision | None, expect: str) -> None:

@@ -60,7 +60,7 @@ Where = Callable[[Row], str]  # a row's § cell
 def _measured(r: Row) -> str:
     if r.verdict in ("skipped", "error"):
         return "—"
-    text = cut(show(r.measured), CELL)
+    text = cut(show(r.measured, apart_from=r.tolerance.bound), CELL)  # never reads as its bound unless it is it
     if isinstance(r.measured, list) and r.max_abs_diff:
         text += f" (Δ {show(r.max_abs_diff, 2)})"
     if r.noise_sd is not None:
@@ -203,6 +203,10 @@ def _claim(claim_id: str, rs: list[Row], dev: Legend, notes: Legend, shared: set
         head += ": " + ("" if len(statements) == 1 else f"[{first.case}] ") + cut(statements[0], cap["statement"])
     parts = [head, ", ".join(f"`{t.describe()}`" for t in _distinct(rs, "tolerance"))
              + (f": {_joined(rs, 'tolerance_reason', cap['reason'], cap['reasons'])}" if cap["reason"] else "")]
+    references = [r for r in _distinct(rs, "reference_source") if r]
+    if references and cap["reason"]:  # what a close row compares with when it is not the post's value
+        parts.append("against " + "; ".join(cut(r, cap["reason"]) for r in references[:2])
+                     + ("; …" if len(references) > 2 else ""))
     verdicts = "/".join(_distinct(rs, "expected_verdict"))
     if cap["expect"]:
         parts.append(f"expects {verdicts}: {_joined(rs, 'expect_source', cap['expect'])}")

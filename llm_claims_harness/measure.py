@@ -140,7 +140,8 @@ def verify(request: pytest.FixtureRequest):
     ``verify(measured, reference=None, details=None, noise=None, interval=None, figures=(), samples=None)``:
     ``measured`` is a
     number, a bool, a string or a nested list of them; ``reference`` is what a ``close`` tolerance compares against
-    (default: the post's value); ``details`` is a dict of further measured values shown in the report;
+    when the test computes it, given exactly when the row declares ``reference=`` in words (default: the post's
+    value); ``details`` is a dict of further measured values shown in the report;
     ``noise`` is the standard deviation of a stochastic ``measured`` (one number, its unit), from which
     the row's ``margin_sigma`` (signed distance to the nearest bound in SDs, positive on the holding
     side) is computed: within ``DECISION_SIGMAS`` of a bound the verdict is ``inconclusive``, which
@@ -157,7 +158,8 @@ def verify(request: pytest.FixtureRequest):
         ClaimError: the test is not a declared claim, ``verify`` is called twice, the value does not
             fit the tolerance (e.g. a list given to ``at_most``), ``noise`` is not a positive number, an
             ``interval`` is given with ``noise``, to a ``close`` tolerance or without ``measured`` inside it, a
-            figure path is not relative to the report directory, or ``samples`` is not a list of objects.
+            figure path is not relative to the report directory, ``samples`` is not a list of objects, or
+            ``reference`` is given to a row that declares none, or missing from one that declares it.
     """
     item = request.node
     spec = spec_of(item)
@@ -183,6 +185,10 @@ def verify(request: pytest.FixtureRequest):
         if any(isinstance(v, float) and math.isnan(v) for v in flatten(measured)):
             raise ClaimError(f"claim {fields.id!r}: the measured value is NaN: a broken measurement is an error, "
                              "never a verdict")
+        if (reference is None) == bool(fields.reference_source):
+            raise ClaimError(f"claim {fields.id!r} declares reference={fields.reference_source!r} but verify() got "
+                             "none" if fields.reference_source else f"claim {fields.id!r}: verify() got reference={reference!r}, and the "
+                             "declaration says of none: declare reference='what the test computes' beside the tolerance")
         tolerance = fields.tolerance
         ref = reference if reference is not None else fields.post_value
         margin_sigma = None

@@ -9,6 +9,8 @@ The report itself: :mod:`llm_claims_harness.row` (one row: the schema), :mod:`ll
 
 from __future__ import annotations
 
+import math
+
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -27,8 +29,22 @@ KIND_TITLES = {"post": "the posts' claims", "literal": "literal readings (not co
                "beyond": "beyond the posts", "control": "controls"}
 
 
-def show(value: Any, digits: int = 4) -> str:
-    """Format a measured or post value once, the same way everywhere."""
+def show(value: Any, digits: int = 4, apart_from: float | None = None) -> str:
+    """Format a measured or post value once, the same way everywhere: ``digits`` significant digits, more where
+    fewer would misstate it: a number that is not whole never reads as a whole one (0.99995 is not "1"), and one
+    that differs from ``apart_from`` (a tolerance's bound) never reads as that bound."""
+    if not isinstance(value, float) or not math.isfinite(value):
+        return _shown(value, digits)
+    for more in range(digits, 18):
+        text = _shown(value, more)
+        whole = float(text) == int(float(text))
+        if (value == int(value) or not whole) and (apart_from is None or value == apart_from
+                                                   or text != _shown(float(apart_from), more)):
+            return text
+    return repr(value)
+
+
+def _shown(value: Any, digits: int) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool) or isinstance(value, str):

@@ -96,6 +96,8 @@ class Declared:
     version: int = _f("the claim's version (bumped when its protocol, tolerance or expectation changes)")
     version_note: str = _f("what changed at the last version bump, and why")
     deviation: str = _f("how our protocol differs from the post's (empty: it does not)")
+    reference_source: str = _f("what the test computes as `reference`, in words (empty: the reference is the post's "
+                               "value, or there is none)", default="")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -70,7 +70,8 @@ class Tolerance:
         (``None`` for non-numeric equality and for bounds).
 
         Raises:
-            ValueError: ``close`` without a reference, shapes that differ, or a bound given a non-number.
+            ValueError: ``close`` without a reference, shapes that differ, a ``close`` with
+                ``atol``/``rtol`` given a value that is not a number, or a bound given a non-number.
         """
         if self.kind == "close":
             if reference is None:
@@ -83,6 +84,11 @@ class Tolerance:
         if self.kind == "at_most":
             return (measured < self.bound if self.strict else measured <= self.bound), None
         return (measured > self.bound if self.strict else measured >= self.bound), None
+
+
+def is_number(value: Any) -> bool:
+    """``value`` is an int or a float (a bool is not a number here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def flatten(value: Any) -> list:
@@ -104,6 +110,9 @@ def _close(measured: Any, reference: Any, atol: float, rtol: float) -> tuple[boo
     gap, ok = 0.0, True
     numeric = True
     for m, r in zip(flatten(measured), flatten(reference)):
+        if (atol or rtol) and not (is_number(m) and is_number(r)):
+            raise ValueError(f"close(atol={atol:g}, rtol={rtol:g}) compares numbers, got {m!r} against {r!r}: "
+                             "a value that is not a number is equal or not, exact(reason=...)")
         if isinstance(m, (int, float)) and isinstance(r, (int, float)) and not isinstance(r, bool):
             d = abs(float(m) - float(r))
             gap = max(gap, d) if not math.isnan(d) else math.inf
@@ -114,21 +123,55 @@ def _close(measured: Any, reference: Any, atol: float, rtol: float) -> tuple[boo
     return ok, (gap if numeric else None)
 
 
-def exact(reason: str) -> Tolerance:
-    """Measured must equal the reference exactly (numbers, booleans, strings, nested lists)."""
-    return Tolerance("close", reason)
+@dataclasses.dataclass(frozen=True)
+class Refused:
+    """A tolerance declaration that cannot judge (the old argument order, no reason, a bound that is not a number):
+    the claim that declares it raises ``ClaimDeclarationError`` with ``why``, naming the claim, at collection."""
+
+    why: str
+
+    def judge(self, measured: Any, reference: Any = None) -> tuple[bool, float | None]:
+        """Raises ``ValueError``: a refused declaration judges nothing."""
+        raise ValueError(self.why)
 
 
-def close(reason: str, *, atol: float = 0.0, rtol: float = 0.0) -> Tolerance:
-    """Element-wise ``|measured − reference| ≤ atol + rtol·|reference|``."""
-    return Tolerance("close", reason, atol=atol, rtol=rtol)
+def exact(*old: Any, reason: str | None = None) -> Tolerance | Refused:
+    """Measured must equal the reference exactly (numbers, booleans, strings, nested lists): ``exact(reason=...)``."""
+    return _made("exact", old, "close", reason)
 
 
-def at_most(bound: float, reason: str, *, strict: bool = False) -> Tolerance:
-    """Measured number ≤ ``bound`` (``<`` with ``strict``)."""
-    return Tolerance("at_most", reason, bound=bound, strict=strict)
+def close(*old: Any, atol: float = 0.0, rtol: float = 0.0, reason: str | None = None) -> Tolerance | Refused:
+    """Element-wise ``|measured − reference| ≤ atol + rtol·|reference|`` on numbers: ``close(atol=..., reason=...)``."""
+    return _made("close", old, "close", reason, atol=atol, rtol=rtol)
 
 
-def at_least(bound: float, reason: str, *, strict: bool = False) -> Tolerance:
-    """Measured number ≥ ``bound`` (``>`` with ``strict``)."""
-    return Tolerance("at_least", reason, bound=bound, strict=strict)
+def at_most(bound: float, *old: Any, reason: str | None = None, strict: bool = False) -> Tolerance | Refused:
+    """Measured number ≤ ``bound`` (``<`` with ``strict``): ``at_most(bound, reason=...)``."""
+    return _made("at_most", old, "at_most", reason, bound=bound, strict=strict)
+
+
+def at_least(bound: float, *old: Any, reason: str | None = None, strict: bool = False) -> Tolerance | Refused:
+    """Measured number ≥ ``bound`` (``>`` with ``strict``): ``at_least(bound, reason=...)``."""
+    return _made("at_least", old, "at_least", reason, bound=bound, strict=strict)
+
+
+def _made(name: str, old: tuple, kind: str, reason: str | None, **fields: Any) -> Tolerance | Refused:
+    """The tolerance, or a :class:`Refused` one that the claim declaring it reports: the old argument order (a
+    positional reason), a missing reason, or fields no judgement can use."""
+    bound = [f"{fields['bound']!r}"] if "bound" in fields else []
+    new = f"{name}({', '.join(bound + ['reason=...'])})"
+    if old:
+        said = ", ".join(bound + [repr(v) if not isinstance(v, str) else repr(shorten(v)) for v in old])
+        return Refused(f"{name}({said}) is the old argument order, refused: the reason is a "
+                                           f"keyword in all four tolerances, write {new}")
+    if not isinstance(reason, str) or not reason.strip():
+        return Refused(f"{name}() needs its reason, where the number comes from: write {new}")
+    try:
+        return Tolerance(kind, reason, **fields)
+    except ValueError as exc:
+        return Refused(f"{name}(): {exc}")
+
+
+def shorten(text: str, width: int = 40) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis, for quoting a declaration in one line."""
+    return text if len(text) <= width else text[:width - 1] + "…"

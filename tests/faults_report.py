@@ -50,7 +50,7 @@ for _fault, _ways in {"missing": ("",), "empty": ("",), "truncated": TRUNCATIONS
 
 TOY = '''from llm_claims_harness.declare import claim, exact
 @claim(id="toy.sum", source="test", kind="beyond", expect_source="arithmetic", statement="1 + 1 is 2",
-       post_value=2, tolerance=exact("integers"))
+       post_value=2, tolerance=exact(reason="integers"))
 def test_sum(verify):
     verify(1 + 1)
 '''

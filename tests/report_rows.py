@@ -36,7 +36,7 @@ def make(rid: str, *, kind: str = "post", post: str | None = "A", section: str |
     return Row(id=rid, claim_id=claim_id, case=case.rstrip("]") or None, post=post, section=section, kind=kind,
                topic=topic, nodeid=nodeid or f"claims/test_toy.py::test_{claim_id.split('.')[-1]}", source="a source",
                statement=f"statement of {rid}, " + "long words " * 30, post_value=1.0, unit="",
-               measured=None if verdict == "skipped" else measured, reference=1.0, tolerance=exact("a reason " * 20),
+               measured=None if verdict == "skipped" else measured, reference=1.0, tolerance=exact(reason="a reason " * 20),
                verdict=verdict, expected_verdict=expect, expect_source="the post " * 20, preregistered_expect=expect,
                preregistered_source="the post", revision=None, quote=quote, reason=reason, version=version,
                version_note="" if version == 1 else "why it changed " * 10, deviation=deviation, duration_s=0.1,

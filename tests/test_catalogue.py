@@ -22,7 +22,7 @@ from llm_claims_harness.declare import Quote, claim, exact
 @claim(id="toy.never_run", source="Post B, 'a section'", kind="post", post="T", section="s",
        expect_source="the post's sentence",
        quote=Quote("토큰 두 개", "two tokens"),
-       statement="a claim whose test would fail", post_value=2, unit="tokens", tolerance=exact("integers"))
+       statement="a claim whose test would fail", post_value=2, unit="tokens", tolerance=exact(reason="integers"))
 def test_never_run(verify):
     raise AssertionError("the catalogue must not run claims")
 '''
@@ -78,7 +78,7 @@ def test_catalogue_pages_pack_files_within_the_budget() -> None:
     def declared(i: int) -> Declared:
         return Declared(id=f"toy.c{i}", claim_id=f"toy.c{i}", case=None, post="T", section="s", kind="post",
                         source="s", statement="a long statement " * 20, post_value=1, unit="",
-                        tolerance=exact("r"), expected_verdict="holds", expect_source="e", preregistered_expect="holds",
+                        tolerance=exact(reason="r"), expected_verdict="holds", expect_source="e", preregistered_expect="holds",
                         preregistered_source="e", revision=None, quote=None, version=1, version_note="",
                         deviation="")
 

@@ -194,8 +194,8 @@ def test_module_entry_point_has_no_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("tolerance", [
-    exact("r"), close("r", atol=5.1e-5), close("r", atol=1e-3, rtol=0.01), close("r", rtol=0.05),
-    at_most(1e-9, "r"), at_most(0.02, "r", strict=True), at_least(-5, "r"), at_least(0, "r", strict=True),
+    exact(reason="r"), close(reason="r", atol=5.1e-5), close(reason="r", atol=1e-3, rtol=0.01), close(reason="r", rtol=0.05),
+    at_most(1e-9, reason="r"), at_most(0.02, reason="r", strict=True), at_least(-5, reason="r"), at_least(0, reason="r", strict=True),
 ])
 def test_a_version_4_tolerance_text_is_read_back(tolerance):
     back = tolerance_from_text(tolerance.describe())

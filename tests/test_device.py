@@ -128,12 +128,12 @@ from llm_claims_harness.declare import claim, exact
 
 
 @claim(id="toy.on_device", source="test", kind="beyond", expect_source="arithmetic", statement="s",
-       tolerance=exact("integers"))
+       tolerance=exact(reason="integers"), reference="1")
 def test_on_device(verify, device):
     verify(1, reference=1)
 
 @claim(id="toy.on_cpu", source="test", kind="beyond", expect_source="arithmetic", statement="s",
-       tolerance=exact("integers"))
+       tolerance=exact(reason="integers"), reference="1")
 def test_on_cpu(verify):
     verify(1, reference=1)
 '''

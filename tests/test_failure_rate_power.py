@@ -18,7 +18,7 @@ from llm_claims_harness.declare import at_most
 from llm_claims_harness.measure import DECISION_LEVEL, decides
 from llm_claims_lab.core.stats import failure_rate_power, seeds_to_decide
 
-RATE_BOUND = at_most(0.5, "the failure-rate rows' bound: fewer than half of the runs collapse")
+RATE_BOUND = at_most(0.5, reason="the failure-rate rows' bound: fewer than half of the runs collapse")
 DECIDES = functools.partial(decides, RATE_BOUND)
 ALPHA = 1 - DECISION_LEVEL
 

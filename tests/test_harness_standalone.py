@@ -30,7 +30,7 @@ from llm_claims_harness.declare import at_most
        source="Post C, introduction", statement="With equal scores the first of 8 tokens gets 1/8 of the weight.",
        quote=Quote("a quarter of the attention", "a quarter of the attention"),
        expect_source="the post's sentence; arithmetic", post_value=0.25, expect="refuted",
-       tolerance=at_most(0.01, "|weight − post's value| within rounding"))
+       tolerance=at_most(0.01, reason="|weight − post's value| within rounding"))
 def test_uniform_first_token(verify):
     verify(abs(1 / 8 - 0.25))
 '''

@@ -82,12 +82,12 @@ import pytest
 from llm_claims_harness.declare import claim, exact
 
 @claim(id="loc.holds", source="test", kind="control", expect_source="design", statement="one is one",
-       post_value=1, tolerance=exact("integers"))
+       post_value=1, tolerance=exact(reason="integers"))
 def test_holds(verify):
     verify(1)
 
 @claim(id="loc.skipped", source="test", kind="control", expect_source="design", statement="needs a directory",
-       tolerance=exact("n/a"))
+       post_value=1, tolerance=exact(reason="n/a"))
 def test_skipped(request):
     pytest.skip(f"nothing in {request.config.getoption('claims_report_dir')}")
 '''

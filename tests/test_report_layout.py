@@ -141,7 +141,7 @@ def test_schema_is_written_and_old_files_are_read(tmp_path: Path) -> None:
                                 "claims": [V4_ROW]}), encoding="utf-8")
     old = results.read(path)
     (row,) = old.rows
-    assert row.tolerance == dataclasses.replace(exact("float32"), atol=5e-05, rtol=0.01)  # structured from its text
+    assert row.tolerance == dataclasses.replace(exact(reason="float32"), atol=5e-05, rtol=0.01)  # structured from its text
     assert row.run == "0ld0ld0ld0ld@2026-11-30T00:00:00+00:00" and row.run in old.runs
     collected = {"claims/test_toy.py": {**declared(same=1)["claims/test_toy.py"],
                                         "toy.old[a]": {"version": 1, "post": "A", "section": "exp1"}}}
@@ -185,12 +185,12 @@ SUITE = '''
 from llm_claims_harness.declare import claim, exact
 
 @claim(id="toy.kept", source="Post A, exp. 1", kind="beyond", expect_source="arithmetic", statement="s",
-       post_value=1, tolerance=exact("integers"))
+       post_value=1, tolerance=exact(reason="integers"))
 def test_kept(verify):
     verify(1)
 
 @claim(id="toy.bumped", source="Post A, exp. 1", kind="beyond", expect_source="arithmetic", statement="s",
-       post_value=1, tolerance=exact("integers"){version})
+       post_value=1, tolerance=exact(reason="integers"){version})
 def test_bumped(verify, figure):
     verify(1, figures=figure("toy.txt", lambda path: path.write_text("a figure")))
 '''

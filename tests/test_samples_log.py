@@ -20,17 +20,17 @@ from llm_claims_lab.word2vec.relatedness import (rho_difference, rho_difference_
 CLAIMS = '''
 from llm_claims_harness.declare import claim, exact
 
-@claim(id="toy.scored", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
+@claim(id="toy.scored", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact(reason="x"), reference="r")
 def test_scored(verify):
     verify(2, reference=2, samples=[{"q": "1 + 1", "answer": 2, "correct": True},
                                     {"q": "일 + 일", "answer": 2.0, "nested": {"cosines": [0.5, None]}}])
 
-@claim(id="toy.other", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
+@claim(id="toy.other", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact(reason="x"), reference="r")
 def test_other(verify):
     verify(1, reference=1, samples=[{"q": "other"}])
 
 @claim(id="toy.unscored", source="test", kind="beyond", expect_source="arithmetic", statement="s",
-       tolerance=exact("x"))
+       tolerance=exact(reason="x"), reference="r")
 def test_unscored(verify):
     verify(1, reference=1)
 '''
@@ -103,7 +103,7 @@ def test_samples_not_a_list_of_objects_is_an_error_row(pytester: pytest.Pytester
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_bad=f'''
 from llm_claims_harness.declare import claim, exact
-@claim(id="toy.bad", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact("x"))
+@claim(id="toy.bad", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact(reason="x"), reference="r")
 def test_bad(verify):
     verify(1, reference=1, samples={samples})
 ''')

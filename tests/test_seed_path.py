@@ -22,7 +22,7 @@ def test_before():
     BEFORE.append(torch.random.get_rng_state())
 
 
-@claim(id="toy.draw", source="s", statement="st", kind="beyond", expect_source="x", tolerance=exact("r"),
+@claim(id="toy.draw", source="s", statement="st", kind="beyond", expect_source="x", tolerance=exact(reason="r"),
        post_value=True)
 def test_draw(verify, generator, seed):
     verify(bool(torch.rand(3).tolist() == torch.rand(3, generator=torch.Generator().manual_seed(seed)).tolist()

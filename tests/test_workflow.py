@@ -139,3 +139,9 @@ def test_the_summary_compares_with_a_baseline_and_says_when_there_is_none(tmp_pa
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
     code, text = _summarize(tmp_path, tmp_path / "bad.json")
     assert code == 2  # an unreadable baseline fails the step
+
+
+def test_the_harness_alone_is_tested_where_ci_and_the_workflow_run(jobs) -> None:
+    """Issue 33: the harness's own tests run with pytest and its wheel alone, in .ci/run and in the CPU job."""
+    assert any(r.strip() == "bash .ci/harness-alone" for r in _runs(jobs["cpu"]))
+    assert "bash .ci/harness-alone" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")

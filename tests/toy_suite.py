@@ -1,47 +1,11 @@
-"""The throwaway suite the harness tests run through ``pytester``: ``CONFTEST``, the suite's own fixtures and a toy
-post registry (one post, ``T``, with sections ``s`` and ``t``, through the harness's ``pytest_claims_posts`` hook),
-and ``CLAIMS``, toy claims of every outcome (held, refuted as designed, cases, a literal reading refuted as expected,
-skipped) beside a plain test. The
-``suite`` fixture of ``tests/conftest.py`` writes both into a pytester directory."""
+"""The harness's toy suite (``llm_claims_harness/tests/harness_toy.py``) run with this suite's own fixtures
+(``fixtures.options``, ``fixtures.runtime``): for the tests here that check what the suite adds to the harness (its
+options, device and header facts). The ``suite`` fixture of ``tests/conftest.py`` writes it into a pytester
+directory."""
 
-TOY_POSTS = '''
-from llm_claims_harness.posts import Post, Section
+from harness_toy import CLAIMS, TOY_POSTS
 
-def pytest_claims_posts(config):
-    return [Post("T", "A toy post", (Section("s", "the toy section"), Section("t", "a later section")))]
-'''
+__all__ = ["CLAIMS", "CONFTEST", "TOY_POSTS"]
 
 # the harness itself comes by its entry point
 CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n' + TOY_POSTS
-
-CLAIMS = '''
-"""Toy claims for the harness tests."""
-import pytest
-from llm_claims_harness.declare import Case, Quote, at_most, claim, close, exact
-Q = Quote("1 더하기 1은 2", "one plus one is two")
-
-@claim(id="toy.holds", source="test", kind="post", post="T", section="s", quote=Q, expect_source="arithmetic", statement="1 + 1 is 2", post_value=2,
-       tolerance=exact("integers"))
-def test_holds(verify):
-    verify(1 + 1)
-
-@claim(id="toy.refuted_as_expected", source="test", kind="control", expect_source="design", statement="pi is 3",
-       post_value=3.0, tolerance=close("a tight bound", atol=1e-3), expect="refuted")
-def test_refuted(verify):
-    verify(3.14159)
-
-@claim(id="toy.cases", source="test", kind="post", post="T", section="s", quote=Q, expect_source="arithmetic", statement="small numbers",
-       tolerance=at_most(1.0, "one"),
-       cases={"a": Case(post_value=0.5), "b": Case(tolerance=at_most(10.0, "ten")),
-              "c": Case(kind="literal", expect="refuted", expect_source="the words taken literally: at most one")})
-@pytest.mark.parametrize("x", [pytest.param(0.5, id="a"), pytest.param(5.0, id="b"), pytest.param(5.0, id="c")])
-def test_cases(verify, x):
-    verify(x)
-
-@claim(id="toy.skipped", source="test", kind="post", post="T", section="s", quote=Q, expect_source="arithmetic", statement="needs weights", tolerance=exact("n/a"))
-def test_skipped(verify):
-    pytest.skip("weights not found: set TOY_DIR")
-
-def test_plain():
-    assert True
-'''

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from toy_suite import TOY_POSTS
+from harness_toy import TOY_POSTS
 
 CLAIMS = '''
 """Rows before and after a stop."""
@@ -18,7 +18,7 @@ import pytest
 from llm_claims_harness.declare import Quote, claim, exact
 
 @claim(id="stop.before", source="test", kind="post", post="T", section="s", quote=Quote("하나", "one"),
-       expect_source="arithmetic", statement="one is one", post_value=1, tolerance=exact("integers"))
+       expect_source="arithmetic", statement="one is one", post_value=1, tolerance=exact(reason="integers"))
 def test_before(verify):
     verify(1)
 
@@ -34,7 +34,7 @@ def test_stop(request):
         request.session.shouldstop = "a plugin stopped the session"
 
 @claim(id="stop.after", source="test", kind="control", expect_source="design", statement="two is two",
-       post_value=2, tolerance=exact("integers"))
+       post_value=2, tolerance=exact(reason="integers"))
 def test_after(verify):
     verify(2)
 '''

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from toy_suite import TOY_POSTS
+from harness_toy import TOY_POSTS
 
 # Two claims, each logging its scored items; each run measures one of them.
 CLAIMS = '''
@@ -25,12 +25,12 @@ CLAIMS = '''
 from llm_claims_harness.declare import claim, exact
 
 @claim(id="lock.first", source="test", kind="control", expect_source="design", statement="one is one",
-       post_value=1, tolerance=exact("integers"))
+       post_value=1, tolerance=exact(reason="integers"))
 def test_first(verify):
     verify(1, samples=[{"item": "first"}])
 
 @claim(id="lock.second", source="test", kind="control", expect_source="design", statement="two is two",
-       post_value=2, tolerance=exact("integers"))
+       post_value=2, tolerance=exact(reason="integers"))
 def test_second(verify):
     verify(2, samples=[{"item": "second"}])
 '''

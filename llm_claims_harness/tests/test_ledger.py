@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from toy_suite import CONFTEST
+from harness_toy import CONFTEST
 
 
 
@@ -20,14 +20,14 @@ def test_expectation_ledger(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_toy_ledger='''
 from llm_claims_harness.declare import NO_PREDICTION, Quote, Revision, claim, exact
-@claim(id="toy.kept", source="test", kind="post", post="T", section="s", quote=Quote("문장", "a sentence"), expect_source="the post", statement="s", tolerance=exact("x"))
+@claim(id="toy.kept", source="test", kind="post", post="T", section="s", quote=Quote("문장", "a sentence"), expect_source="the post", statement="s", tolerance=exact(reason="x"), reference="1")
 def test_kept(verify):
     verify(1, reference=1)
-@claim(id="toy.revised", source="test", kind="beyond", expect_source="finding", statement="s", tolerance=exact("x"),
+@claim(id="toy.revised", source="test", kind="beyond", expect_source="finding", statement="s", tolerance=exact(reason="x"), reference="1",
        expect="refuted", revised=Revision("holds", "a paper", "seeds 1-20 all fail", "calibration/x.json", "abc123"))
 def test_revised(verify):
     verify(2, reference=1)
-@claim(id="toy.pinned", source="test", kind="beyond", expect_source="regression", statement="s", tolerance=exact("x"),
+@claim(id="toy.pinned", source="test", kind="beyond", expect_source="regression", statement="s", tolerance=exact(reason="x"), reference="1",
        revised=Revision(NO_PREDICTION, "nothing predicts it", "a fixed file gave it", "reports/results.json", "f00"))
 def test_pinned(verify):
     verify(1, reference=1)

@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from toy_suite import CLAIMS, CONFTEST
+from harness_toy import CLAIMS, CONFTEST
 
 from llm_claims_harness.pages import GENERATED
 from llm_claims_harness.posts import Post, PostRegistryError, Registry, Section
@@ -24,7 +24,7 @@ def test_unregistered_post_or_section_is_a_declaration_error(pytester: pytest.Py
     pytester.makepyfile(test_where=f'''
 from llm_claims_harness.declare import claim, exact
 @claim(id="toy.where", source="test", kind="beyond", expect_source="arithmetic", statement="s", {where},
-       tolerance=exact("x"))
+       tolerance=exact(reason="x"), reference="r")
 def test_where(verify):
     verify(1, reference=1)
 ''')
@@ -63,12 +63,12 @@ def test_rows_reach_junit_xml_as_properties(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_junit='''
 from llm_claims_harness.declare import Quote, at_most, claim
 @claim(id="toy.junit", source="test", kind="post", post="T", section="t", quote=Quote("q", "q"),
-       expect_source="arithmetic", statement="s", tolerance=at_most(1.0, "one"))
+       expect_source="arithmetic", statement="s", tolerance=at_most(1.0, reason="one"))
 def test_junit(verify):
     verify(0.5, noise=0.1)
 
 @claim(id="toy.skips", source="test", kind="beyond", expect_source="arithmetic", statement="s",
-       tolerance=at_most(1.0, "one"))
+       tolerance=at_most(1.0, reason="one"))
 def test_skips(verify):
     import pytest
     pytest.skip("no weights")
@@ -105,18 +105,18 @@ import pytest
 from llm_claims_harness.declare import at_most, claim, exact
 
 @claim(id="toy.nan", source="test", kind="beyond", expect_source="design", statement="s", expect="refuted",
-       tolerance=at_most(0.5, "a bound"))
+       tolerance=at_most(0.5, reason="a bound"))
 def test_nan(verify):
     verify(math.nan)
 
 @claim(id="toy.twice", source="test", kind="beyond", expect_source="design", statement="s", post_value=4.0,
-       tolerance=exact("x"))
+       tolerance=exact(reason="x"))
 def test_twice(verify):
     verify(4.0)
     verify(5.0)
 
 @claim(id="toy.after", source="test", kind="beyond", expect_source="design", statement="s", post_value=4.0,
-       tolerance=exact("x"))
+       tolerance=exact(reason="x"))
 def test_after(verify):
     verify(4.0)
     raise RuntimeError("the measurement's cleanup failed")
@@ -137,12 +137,22 @@ def test_a_broken_measurement_is_an_error_row_never_a_verdict(pytester: pytest.P
 
 
 def test_a_tolerance_no_judgement_can_use_is_refused_at_declaration() -> None:
-    from llm_claims_harness.declare import at_most, close
+    """The factories never raise where they are called (a module-level constant has no claim to name): they return a
+    refused declaration, which the claim declaring it reports, naming itself (test_harness's collection cases), and
+    which judges nothing if used alone."""
+    from llm_claims_harness.declare import Refused, Tolerance, at_least, at_most, close, exact
 
-    with pytest.raises(ValueError, match="finite number as its bound, got '0.5'"):
-        at_most("0.5", "a bound")
-    with pytest.raises(ValueError, match="atol and rtol must be finite numbers ≥ 0"):
-        close("r", atol=-1.0)
+    assert at_most("0.5", reason="a bound") == Refused("at_most(): a at_most tolerance needs a finite number as its "
+                                                       "bound, got '0.5'")
+    assert "atol and rtol must be finite numbers ≥ 0" in close(reason="r", atol=-1.0).why
+    assert at_least(1, "x" * 60).why.startswith(f"at_least(1, '{'x' * 39}…') is the old argument order")
+    with pytest.raises(ValueError, match="old argument order"):
+        exact("r").judge(1, 1)
+    for made in (exact(reason="r"), close(atol=1e-3, reason="r"), at_most(1, reason="r"), at_least(1, reason="r")):
+        assert isinstance(made, Tolerance) and made.reason == "r"
+    with pytest.raises(ValueError, match=r"close\(atol=0.001, rtol=0\) compares numbers, got 'a' against 'a'"):
+        close(atol=1e-3, reason="r").judge(["a"], ["a"])
+    assert exact(reason="r").judge(["a", 1], ["a", 1]) == (True, None)  # exact compares anything
 
 
 def test_files_a_person_put_in_the_report_directory_are_kept(suite: pytest.Pytester) -> None:

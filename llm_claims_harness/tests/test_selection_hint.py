@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from harness_toy import needs_xdist
 from llm_claims_harness.selection import claim_tokens, unmatched_hints
 
 RENAMED = '''
 @claim(id="toy.renamed", source="test", kind="control", expect_source="design", statement="a renamed case",
-       tolerance=exact("integers"), cases={"new": Case(post_value=1)}, version=2,
+       tolerance=exact(reason="integers"), cases={"new": Case(post_value=1)}, version=2,
        version_note="v2: the case old is now new, measured the same way")
 @pytest.mark.parametrize("x", [pytest.param(1, id="new")])
 def test_renamed(verify, x):
@@ -43,7 +44,7 @@ def test_unmatched_hints(expression: str, expected: list[str]) -> None:
     assert unmatched_hints(expression, DECLARED) == expected
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", [[], pytest.param(["-n", "2"], marks=needs_xdist)], ids=["serial", "xdist"])
 def test_a_stale_id_says_what_exists(suite: pytest.Pytester, workers: list[str]) -> None:
     suite.makepyfile(test_toy=(suite.path / "test_toy.py").read_text(encoding="utf-8") + RENAMED)
     result = suite.runpytest("-k", "toy.renamed[old]", "-p", "no:randomly", *workers)
