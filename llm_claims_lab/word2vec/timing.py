@@ -11,7 +11,8 @@ changes a step's time by several per cent from one copy of the model to the next
 vary, so the steps are timed in blocks, each on a fresh copy of the model, its optimizer and the ids, and the
 noise is the spread of the blocks' ratios. What no clock of the thread removes: while the other cores are busy, the
 steps' memory-bound part (lookups, the Adam update: most of a sampled step, little of a full one) runs slower, so
-beside two busy processes on two cores the ratio reads a few per cent lower (``tests/test_wallclock_under_load.py``).
+beside two busy processes on two cores the ratio reads a few per cent lower
+(``python benchmarks/bench_wallclock_speedup.py --busy 0 2``).
 
 Letters: B batch of centre words, K negatives, V vocabulary, D dim (as in :mod:`.skipgram`).
 """
