@@ -3,4 +3,4 @@ measurements into verdicts and the report, is the plugin ``llm_claims_harness`` 
 point when the project is installed)."""
 
 pytest_plugins = ["fixtures.options", "fixtures.reporting", "fixtures.runtime", "fixtures.datasets", "fixtures.pretrained",
-                  "fixtures.trained", "fixtures.extrapolation", "fixtures.faults"]
+                  "fixtures.trained", "fixtures.calibrations", "fixtures.extrapolation", "fixtures.faults"]

@@ -1,7 +1,7 @@
 """The cost ledger: a cold build of every trained model the claims use, then a warm run, CPU-seconds per model and
 phase.
 
-Run: ``python benchmarks/cost_ledger.py [--workers 2] [--cache-dir DIR] [--readme README.md]``. It runs
+Run: ``python benchmarks/cost_ledger.py [--workers 2] [--cache-dir DIR] [--readme docs/running.md]``. It runs
 ``pytest claims`` twice in subprocesses with the report off: first on a fresh weight cache (``--cache-dir``, else a
 temporary directory; its ``events.jsonl`` gives every build's CPU-seconds: training, evaluation, segmentation, see
 :mod:`llm_claims_lab.core.build_log`), then again on the now warm cache, whose per-test times are the claims' own

@@ -8,6 +8,7 @@ numbers are GPT-2's, shown for comparison.
 """
 
 
+from claims.scored_items import analogy_samples
 from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_rank,
                               direction_cosine, gap_in_chance_sds, listing, neighbours_record,
                               random_pair_cosines, share_at_least)
@@ -46,7 +47,7 @@ def _verify_analogy(verify, glove, name: str, answer: str) -> None:
     verify(excluded[0][0], reference=answer,
            details={"top-5, inputs excluded": listing(excluded), "top-5, inputs kept": listing(kept),
                     "vectors": glove.source},
-           samples=[neighbours_record(*inputs, answer, excluded) | {"top-5, inputs kept": kept}])
+           samples=analogy_samples([neighbours_record(*inputs, answer, excluded) | {"top-5, inputs kept": kept}]))
 
 
 @claim(
@@ -118,7 +119,7 @@ def test_inputs_not_excluded(verify, glove):
     verify(kept[0][0], reference="king",
            details={"top-5, inputs kept": listing(kept), "vectors": glove.source,
                     "rank of 'queen', inputs kept": queen},
-           samples=[neighbours_record(*inputs, "king", kept) | {"inputs": "kept", "rank of 'queen'": queen}])
+           samples=analogy_samples([neighbours_record(*inputs, "king", kept) | {"inputs": "kept", "rank of 'queen'": queen}]))
 
 
 @claim(

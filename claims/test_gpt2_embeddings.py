@@ -10,6 +10,7 @@ and shipped BPE) is skipped with the way to provide them.
 import pytest
 import torch
 
+from claims.scored_items import analogy_samples
 from llm_claims_lab.pretrained import embeddings
 from llm_claims_lab.core.analogy import (POST_A_ANALOGIES, POST_A_DIRECTIONS, analogy, analogy_cosines, analogy_rank,
                               direction_cosine, gap_in_chance_sds, listing, neighbours_record, random_pair_cosines,
@@ -96,14 +97,14 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
                "post's top-5": listing(post), "weights": emb.source}
     item = neighbours_record(*inputs, post[0][0], excluded) | {"post's top-5": post}  # the one question judged
     if quantity == "top1":
-        verify(repr(excluded[0][0]), details=details, samples=[item])
+        verify(repr(excluded[0][0]), details=details, samples=analogy_samples([item]))
     elif quantity == "top5":
-        verify([repr(t) for t, _ in excluded], details=details, samples=[item])
+        verify([repr(t) for t, _ in excluded], details=details, samples=analogy_samples([item]))
     else:
         scores = analogy_cosines(emb.table, emb.vocab, *inputs)  # [V]
         cosines = [scores[token_id(emb.vocab, t)].item() for t, _ in post]
         verify(cosines, details=details,
-               samples=[item | {"cosines of the post's top-5": [[t, c] for (t, _), c in zip(post, cosines)]}])
+               samples=analogy_samples([item | {"cosines of the post's top-5": [[t, c] for (t, _), c in zip(post, cosines)]}]))
 
 
 @claim(
@@ -128,11 +129,9 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
 def test_wte_shape(verify, request):
     from transformers import GPT2Config, GPT2Model
 
-    from llm_claims_lab.tokenizers import gpt2_tokenizer
-
     with torch.device("meta"):
         wte = GPT2Model(GPT2Config()).wte.weight  # [V, D], no storage
-    tokenizer = gpt2_tokenizer()
+    tokenizer = request.getfixturevalue("gpt2_tokenizer")  # the fixture: the row names the BPE it read
     details = {"BPE entries": len(tokenizer), "BPE source": tokenizer.source}
     try:
         downloaded = request.getfixturevalue("gpt2_wte")
@@ -185,7 +184,7 @@ def test_inputs_not_excluded(verify, gpt2_wte):
     verify(repr(kept[0][0]), reference=repr(" king"),
            details={"top-5, inputs kept": listing(kept), "weights": gpt2_wte.source,
                     "rank of ' queen', inputs kept": queen},
-           samples=[neighbours_record(*inputs, " king", kept) | {"inputs": "kept", "rank of ' queen'": queen}])
+           samples=analogy_samples([neighbours_record(*inputs, " king", kept) | {"inputs": "kept", "rank of ' queen'": queen}]))
 
 
 @claim(

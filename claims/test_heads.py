@@ -40,11 +40,11 @@ _CAL = HeadsCalibration(CALIBRATION_DIR / CALIBRATION)  # the CPU's: what the de
 MOST_RUNS = 0.8  # "the seeds that would decide it": those from which 4 runs in 5 are decided, at the calibration's mean
 
 
-def _verify_row(verify, heads_lab: HeadsLab, row: str, details: dict, bound: float | None = None) -> None:
+def _verify_row(verify, heads_lab: HeadsLab, cal: HeadsCalibration, row: str, details: dict,
+                bound: float | None = None) -> None:
     """Judge ``row``: the mean of its per-seed values over the run's seeds, with the noise of the calibration of
     the lab's device type (the CPU's when none is committed; its details name the file); with ``bound``, a row the
     calibration puts near it, also what would decide it (:func:`_deciding`)."""
-    cal = HeadsCalibration.for_device(heads_lab.device, CALIBRATION_DIR)
     values = per_seed(heads_lab, row)
     deciding = {} if bound is None else {"what would decide it": _deciding(cal, row, bound, len(values))}
     verify(statistics.fmean(values), noise=cal.sd(row, len(values)),
@@ -132,7 +132,7 @@ def _undecided(row: str, bound: float) -> str:
                  "measure, bar and expectation unchanged. v2: noise from 40 calibration seeds of the row's own "
                  "quantity (calibration/heads.json), not the t-spread of the 10 values judged",
 )
-def test_positional_vs_content(verify, case, heads_lab: HeadsLab):
+def test_positional_vs_content(verify, case, heads_lab: HeadsLab, heads_calibration: HeadsCalibration):
     measures = heads_lab.measures(SPECIALISATION if case in ("positional_head", "content_head") else CONTROL)
     details = {
         "per seed, per head: positional (offsets), content": [
@@ -142,10 +142,10 @@ def test_positional_vs_content(verify, case, heads_lab: HeadsLab):
             [round(m.accuracy["prev"], 3), round(m.accuracy["second"], 3)] for m in measures]}
     row = f"heads.positional_vs_content[{case}]"
     if case != "positional_head":
-        _verify_row(verify, heads_lab, row, details)
+        _verify_row(verify, heads_lab, heads_calibration, row, details)
         return
     strong = sum(specialisation(m)["positional"] >= STRONG.bound for m in measures)
-    _verify_row(verify, heads_lab, row, details | {f"seeds whose head reaches {STRONG.bound}": strong},
+    _verify_row(verify, heads_lab, heads_calibration, row, details | {f"seeds whose head reaches {STRONG.bound}": strong},
                 bound=STRONG.bound)
 
 
@@ -218,8 +218,8 @@ def _concat_full_expectation() -> dict:
                  "judged; concat_full's expectation is revised from the pre-registered 'holds' only when the "
                  "calibration seeds alone decide it (> 3 SD). v2: concat_full revised on 10 seeds (2.05 SD)",
 )
-def test_add_vs_concat(verify, case, heads_lab: HeadsLab):
-    _verify_row(verify, heads_lab, f"heads.add_vs_concat[{case}]", details={
+def test_add_vs_concat(verify, case, heads_lab: HeadsLab, heads_calibration: HeadsCalibration):
+    _verify_row(verify, heads_lab, heads_calibration, f"heads.add_vs_concat[{case}]", details={
         "accuracy % per seed, add": [round(100 * m.accuracy["mean"], 2) for m in heads_lab.measures(ADD)]},
         bound=ADD_COST.bound)
 
@@ -257,8 +257,8 @@ SUBSPACE_SOURCE = ("post A: '고차원 공간에서는 학습이 위치 성분�
     version_note="noise from 40 calibration seeds of the row's own quantity (calibration/heads.json), not the "
                  "t-spread of the 10 values judged",
 )
-def test_subspaces(verify, case, heads_lab: HeadsLab):
-    _verify_row(verify, heads_lab, f"heads.subspaces[{case}]", details={
+def test_subspaces(verify, case, heads_lab: HeadsLab, heads_calibration: HeadsCalibration):
+    _verify_row(verify, heads_lab, heads_calibration, f"heads.subspaces[{case}]", details={
         "initial, per seed (°)": [round(subspace_angle(initial_model(ADD, s), K_DIRECTIONS), 1) for s in heads_lab.seeds],
         "trained, k = 2, 8 (°, mean)": [
             round(statistics.fmean(subspace_angle(m, k) for m in heads_lab.models(ADD)), 1) for k in (2, 8)]})

@@ -12,6 +12,7 @@ the case-particle analogies (자동차 : 자동차를) into identities; ``w2v.ws
 
 import pytest
 
+from claims.scored_items import analogy_samples, pair_samples, per_seed
 from llm_claims_harness.declare import DECISION_SIGMAS, NO_PREDICTION, Case, Revision, at_least, at_most, claim, close
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.core.analogy import analogy, listing
@@ -23,7 +24,7 @@ from llm_claims_lab.word2vec.figures import plot_relatedness, write_neighbour_ta
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.word2vec.stemming import strip_particle
 from claims.word2vec_common import (ANALOGY_BOUND, CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, TOO_LITTLE, analogy_items,
-                             analogy_items_needed, covered, neighbours, per_seed, training_seed_noise, vocabulary,
+                             analogy_items_needed, covered, neighbours, vocabulary,
                              ws353_vocabulary)
 
 PARK = "Park, Byun, Baek, Cho, Oh 2018, 'Subword-level Word Vector Representations for Korean' (ACL)"
@@ -120,7 +121,7 @@ WS353_MODELS = {
                  "came out refuted only when ρ < −3 SD (about 0.1 % of runs), inconclusive by construction; "
                  "w2v.ws353_controls replaces them with controls that can be decided (issue 18)",
 )
-def test_ws353(verify, word2vec, ws353, case, seed, figure):
+def test_ws353(verify, word2vec, ws353, case, seed, figure, w2v_seed_noise):
     model_kind = case
     vocab = ws353_vocabulary(word2vec, ws353)  # enough pairs covered, checked before training
     models = word2vec.models(model_kind)  # one per seed of --claims-seeds; the first is the run's seed
@@ -152,7 +153,7 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
                        {query: (ours[query], post) for query, post in POST_NEIGHBOURS.items()}, path))]
     if len(models) > 1:
         details["ρ per seed"] = {s: round(r, 4) for s, r in zip(word2vec.seeds, rhos)}
-    seed_sd, details["seed noise"] = training_seed_noise(word2vec, model_kind)
+    seed_sd, details["seed noise"] = w2v_seed_noise(model_kind)
     measured, noise = mean_over_seeds(rhos, boot.standard_error, seed_sd)
     details["reading"] = (f"the 95 % interval over pairs {'includes' if low <= 0 <= high else 'clears'} 0 (not the "
                           f"rule); with {n} pairs and {len(rhos)} seed{'s' if len(rhos) > 1 else ''} only |ρ| > "
@@ -165,7 +166,7 @@ def test_ws353(verify, word2vec, ws353, case, seed, figure):
                             f"{len(ws353)}, a larger corpus's vocabulary covers more)" if needed else
                             "no number of pairs at this many seeds: the seeds' part alone is a third of ρ or more")
     verify(measured, details=details, noise=noise, figures=figures,
-           samples=per_seed(word2vec.seeds, [log] + [records for _, records in others]))
+           samples=per_seed(pair_samples, word2vec.seeds, [log] + [records for _, records in others]))
 
 
 @claim(
@@ -240,4 +241,4 @@ def test_analogy_ko(verify, word2vec, ko_analogies, case):
                                 f"{len(items):,})" if more else f"no number of items at {100 * share:.1f} % correct")
     verify(sum(100 * h / n for h in seed_hits) / len(seed_hits), details=details,
            interval=(low, high),
-           samples=per_seed(word2vec.seeds, [log] + [records for _, records in others]))
+           samples=per_seed(analogy_samples, word2vec.seeds, [log] + [records for _, records in others]))

@@ -19,6 +19,8 @@ import statistics
 import numpy as np
 import pytest
 
+from claims.scored_items import analogy_samples, pair_samples, per_seed
+from llm_claims_harness.samples import Sample
 from llm_claims_harness.declare import Case, at_least, at_most, claim, close, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.word2vec import ko_eval
@@ -26,7 +28,7 @@ from llm_claims_lab.core.analogy import analogy_rank, answer
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_items, ws353_score
 from llm_claims_lab.core.stats import mean_over_seeds, proportion_interval
 from claims.word2vec_common import (ANALOGY_BOUND, KERNELS_DEVIATION, analogy_hits, analogy_items, analogy_items_needed,
-                             covered, per_seed, plant_analogies, training_seed_noise, vocabulary, ws353_vocabulary)
+                             covered, plant_analogies, vocabulary, ws353_vocabulary)
 
 NULL_TABLES = 40  # untrained tables of the null distribution (seeds --claims-seed … +39): each costs a random draw
 EQUIVALENCE = 0.1  # |ρ| below Cohen's (1988) 'small' correlation, 0.1: no association worth the name
@@ -101,7 +103,7 @@ def ws353_null(word2vec, ws353) -> list[float]:
                  "noise (5 training seeds disjoint from the run's, calibration/word2vec.json) to the bootstrap SE over "
                  "pairs",
 )
-def test_ws353_controls(verify, word2vec, ws353, ws353_null, case):
+def test_ws353_controls(verify, word2vec, ws353, ws353_null, case, w2v_seed_noise):
     vocab = vocabulary(word2vec)
     trained = [ws353_items(m.w_in, vocab, ws353) for m in word2vec.models("trained")]  # per seed: (score, log)
     null_mean, null_sd = statistics.fmean(ws353_null), statistics.stdev(ws353_null)
@@ -111,7 +113,8 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case):
                [round(v, 4) for v in (null_mean, null_sd, min(ws353_null), max(ws353_null))]}
     if case == "untrained_null":
         verify(null_mean, reference=0.0, noise=null_se, details=details,  # the items: the untrained tables
-               samples=[{"table": i, "seed": word2vec.seeds[0] + i, "rho": r} for i, r in enumerate(ws353_null)])
+               samples=[Sample(item_id=f"table{i}", input={"untrained table, seed": word2vec.seeds[0] + i},
+                               target=None, prediction=r, score=None) for i, r in enumerate(ws353_null)])
         return
     if case == "rank_statistic":
         tables = {"trained": trained[0][0][0],
@@ -127,21 +130,21 @@ def test_ws353_controls(verify, word2vec, ws353, ws353_null, case):
     rhos = [spearman(cos, h) for (cos, h, _), _ in trained]
     details["ρ trained per seed"] = dict(zip(word2vec.seeds, [round(r, 4) for r in rhos]))
     if case == "trained_minus_untrained":
-        seed_sd, details["seed noise"] = training_seed_noise(word2vec, "trained")
+        seed_sd, details["seed noise"] = w2v_seed_noise("trained")
         measured, noise = mean_over_seeds([r - null_mean for r in rhos], null_se, seed_sd)
         details["noise parts"] = {"seeds": len(rhos), "seed SD": round(seed_sd, 4),
                                   "shared by the seeds": round(null_se, 4)}
-        verify(measured, noise=noise, details=details, samples=per_seed(word2vec.seeds, [log for _, log in trained]))
+        verify(measured, noise=noise, details=details, samples=per_seed(pair_samples, word2vec.seeds, [log for _, log in trained]))
         return
     shuffled = [ws353_items(m.w_in, vocab, ws353) for m in word2vec.models("shuffled")]
     differences = [r - spearman(cos, h) for r, ((cos, h, _), _) in zip(rhos, shuffled)]
     details["ρ shuffled per seed"] = dict(zip(word2vec.seeds, [round(r - d, 4) for r, d in zip(rhos, differences)]))
-    seed_sd, details["seed noise"] = training_seed_noise(word2vec, "trained − shuffled")
+    seed_sd, details["seed noise"] = w2v_seed_noise("trained − shuffled")
     measured, noise = mean_over_seeds(differences, 0.0, seed_sd)
     details["noise parts"] = {"seeds": len(rhos), "seed SD": round(seed_sd, 4), "shared by the seeds": 0.0}
     logs = [[t | {"cosine": {"trained": t["cosine"], "shuffled": u["cosine"]}} for t, u in zip(t_log, s_log)]
             for (_, t_log), (_, s_log) in zip(trained, shuffled)]
-    verify(measured, noise=noise, details=details, samples=per_seed(word2vec.seeds, logs))
+    verify(measured, noise=noise, details=details, samples=per_seed(pair_samples, word2vec.seeds, logs))
 
 
 @claim(
@@ -185,7 +188,7 @@ def test_analogy_controls(verify, word2vec, ko_analogies, case):
         planted_answer = answer(table, vocab, "왕", "남자", "여자", "여왕")
         verify(planted_answer.rank,
                details={"rank on the trained table": analogy_rank(word2vec.model("trained").w_in, vocab, "왕", "남자",
-                                                                  "여자", "여왕")}, samples=[planted_answer.record()])
+                                                                  "여자", "여왕")}, samples=analogy_samples([planted_answer.record()]))
         return
     items = covered(vocab, [it for section in ko_analogies.values() for it in section])
     details = {"covered items": len(items)}
@@ -198,7 +201,7 @@ def test_analogy_controls(verify, word2vec, ko_analogies, case):
     hits, log = analogy_items(table, vocab, items)  # log: one record per judged item
     low, high = proportion_interval(hits, len(items), level=DECISION_LEVEL)
     verify(100 * hits / len(items), interval=(100 * low, 100 * high),
-           details={**details, "judged items": len(items), "correct": hits}, samples=log)
+           details={**details, "judged items": len(items), "correct": hits}, samples=analogy_samples(log))
 
 
 @claim(

@@ -17,6 +17,7 @@ import numpy as np
 
 from llm_claims_harness.declare import Case, at_least, at_most, claim
 from llm_claims_harness.measure import DECISION_LEVEL
+from llm_claims_harness.samples import Sample
 from llm_claims_lab.core.analogy import token_id
 from llm_claims_lab.core.stats import PERMUTATIONS, paired_permutation_test, proportion_interval
 from claims.word2vec_common import CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary
@@ -140,6 +141,7 @@ def test_semantic_neighbours(verify, word2vec, case, seed):
         "post's lists on our corpus": f"mean NPMI {post_npmi.mean():+.3f} over the {len(post_npmi)} of {LISTED} "
                                       "printed words in our vocabulary"}
     verify(hits / draws, interval=(low, high), details=details,
-           samples=[{"query": q, "table": name, "neighbour": w, "npmi": float(v)}
+           samples=[Sample(item_id=f"{name}/{q}/{w}", input=[q, w], target=None, prediction=float(v), score=None,
+                           extra={"table": name})  # a listed neighbour and its NPMI with the query
                     for name in (judged, baseline) for q in POST_NEIGHBOURS
                     for w, v in zip(lists[name][q], scores[name][q])])

@@ -6,7 +6,8 @@ import collections
 
 import pytest
 import torch
-from claims.word2vec_common import KERNELS_DEVIATION, TOO_LITTLE, per_seed, vocabulary
+from claims.scored_items import analogy_samples, per_seed
+from claims.word2vec_common import KERNELS_DEVIATION, TOO_LITTLE, vocabulary
 
 from llm_claims_harness.declare import Quote, at_least, at_most, claim
 from llm_claims_lab.core.analogy import analogy, analogy_cosines, answer, cosine, listing, token_id
@@ -38,7 +39,7 @@ def test_small_corpus_no_analogy(verify, word2vec):
     if len(tables) > 1:
         details["rank per seed"] = dict(zip(word2vec.seeds, ranks))
     verify(min(ranks), details=details,  # the best seed: one seed that answers 여왕 refutes the claim
-           samples=per_seed(word2vec.seeds, [[a.record()] for a in answers]))
+           samples=per_seed(analogy_samples, word2vec.seeds, [[a.record()] for a in answers]))
 
 
 @claim(

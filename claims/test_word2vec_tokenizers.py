@@ -16,6 +16,7 @@ tokens; Kiwi splits 대한민국의 into 대한민국 + 의).
 import pytest
 import torch
 
+from claims.scored_items import pair_samples
 from llm_claims_lab.core.analogy import WordList, cosine, listing
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, at_most, claim
 from llm_claims_lab.core.stats import items_to_decide
@@ -120,4 +121,4 @@ def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
     needed = items_to_decide(result["n"], result["se"], abs(result["delta"] - bound), sigmas=DECISION_SIGMAS)
     details["to decide"] = (f"at this Δρ, about {needed:,} pairs both cover (the SE over pairs shrinks as 1/√pairs); "
                             f"WS-353 has {len(ws353)}" if needed else "no number of pairs: Δρ sits on its bound")
-    verify(result["delta"], noise=result["se"], details=details, samples=log)
+    verify(result["delta"], noise=result["se"], details=details, samples=pair_samples(log))

@@ -9,13 +9,11 @@ from the repository root (``pythonpath = ["."]``) under every pytest import mode
 
 import torch
 
-from fixtures import CALIBRATION_DIR
 from llm_claims_harness.declare import Quote
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.core.analogy import WordList, analogy_rank, answer, cosine, token_id
 from llm_claims_lab.core.stats import items_to_exclude
 from llm_claims_lab.word2vec import ko_eval
-from llm_claims_lab.word2vec.lab import seed_noise_for
 from llm_claims_lab.word2vec.relatedness import covered_pairs
 from llm_claims_lab.word2vec.skipgram import KERNELS
 
@@ -68,14 +66,6 @@ def neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:
     return [vocab.token(i) for i in scores.topk(6).indices.tolist()]
 
 
-def training_seed_noise(word2vec, quantity: str) -> tuple[float, str]:
-    """The SD of a WS-353 ρ over training seeds disjoint from the run's (``quantity``: see
-    :func:`llm_claims_lab.word2vec.lab.seed_noise`) at the ``word2vec`` lab's kernels, and the note for the row's
-    details: from ``calibration/word2vec-<device type>.json`` for the lab's device when committed, else from
-    ``word2vec.json``, the CPU's, the note naming the file and saying so."""
-    return seed_noise_for(quantity, word2vec.config.kernels, word2vec.device, CALIBRATION_DIR)
-
-
 def vocabulary(word2vec) -> WordList:
     """The skip-gram vocabulary of the ``word2vec`` lab, words looked up as written."""
     return WordList(word2vec.corpus.vocab, name="the skip-gram vocabulary",
@@ -111,11 +101,6 @@ def analogy_items(table: torch.Tensor, vocab: WordList, items: list[ko_eval.Anal
     ``expected`` and whether it is ``correct`` (ranks first)."""
     answers = [answer(table, vocab, it.b, it.a, it.c, it.d) for it in items]
     return sum(a.correct for a in answers), [a.record() | {"a": it.a, "b": it.b} for it, a in zip(items, answers)]
-
-
-def per_seed(seeds, logs: list[list[dict]]) -> list[dict]:
-    """Per-item logs of one table per seed, in one list: each record with its ``seed`` first."""
-    return [{"seed": seed, **record} for seed, records in zip(seeds, logs, strict=True) for record in records]
 
 
 def plant_analogies(table: torch.Tensor, vocab: WordList,

@@ -8,17 +8,19 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from llm_claims_harness import report
+from llm_claims_harness import provenance, report
 from llm_claims_harness.declare import (DECISION_SIGMAS, INCONCLUSIVE, Claim, ClaimDeclarationError,
                                         Tolerance, flatten)
 from llm_claims_harness.plan import RunPlan, plan
-from llm_claims_harness.row import Row, jsonable
+from llm_claims_harness.row import Row
+from llm_claims_harness.samples import Sample
 
 ROW = pytest.StashKey[Row]()
 SAMPLES = pytest.StashKey[list]()  # the per-item log of a row that scores items (verify(..., samples=...))
@@ -150,15 +152,16 @@ def verify(request: pytest.FixtureRequest):
     an exact binomial interval, which a symmetric SD would misstate near 0 or 1), and the verdict is
     ``inconclusive`` when a bound lies inside it; ``figures`` are the
     row's figures, paths relative to the report directory (``figures/<name>``, as :func:`figure` returns them),
-    which the report links from the row; ``samples`` is the per-item log of a row that scores items (one JSON object
-    per item, e.g. a word pair, its human score and its cosine), written to ``samples.jsonl`` beside
-    ``results.json`` (lm-evaluation-harness's ``--log_samples``). Fails the test when a decided verdict differs from the declared ``expect``; returns the verdict.
+    which the report links from the row; ``samples`` is the per-item log of a row that scores items (one
+    :class:`~llm_claims_harness.samples.Sample` per item: its id, input, target, prediction and score, e.g. a word
+    pair, its human score and its cosine), written to ``samples.jsonl`` beside ``results.json``
+    (lm-evaluation-harness's ``--log_samples``). Fails the test when a decided verdict differs from the declared ``expect``; returns the verdict.
 
     Raises:
         ClaimError: the test is not a declared claim, ``verify`` is called twice, the value does not
             fit the tolerance (e.g. a list given to ``at_most``), ``noise`` is not a positive number, an
             ``interval`` is given with ``noise``, to a ``close`` tolerance or without ``measured`` inside it, a
-            figure path is not relative to the report directory, ``samples`` is not a list of objects, or
+            figure path is not relative to the report directory, ``samples`` is not a list of ``Sample`` or repeats an item id, or
             ``reference`` is given to a row that declares none, or missing from one that declares it.
     """
     item = request.node
@@ -166,16 +169,22 @@ def verify(request: pytest.FixtureRequest):
     if spec is None:
         raise ClaimError(f"{item.nodeid} uses `verify` but is not declared with @claim(...)")
     fields = spec.resolve(case_id(item))
+    provenance.track(request)  # the row names the inputs of the fixtures the test asks for as it runs, too
 
     def _verify(measured: Any, *, reference: Any = None, details: dict | None = None,
                 noise: float | None = None, interval: tuple[float, float] | None = None,
-                figures: list[str] | tuple[str, ...] = (), samples: list[dict] | None = None) -> str:
+                figures: list[str] | tuple[str, ...] = (), samples: list[Sample] | None = None) -> str:
         __tracebackhide__ = True  # a misuse is reported in one line, at the test's own call
         if ROW in item.stash:
             raise ClaimError(f"claim {fields.id!r}: verify() called twice; one test, one measurement")
         if samples is not None and (not isinstance(samples, (list, tuple))
-                                    or not all(isinstance(s, dict) for s in samples)):
-            raise ClaimError(f"claim {fields.id!r}: samples must be a list of dicts, one per scored item")
+                                    or not all(isinstance(s, Sample) for s in samples)):
+            raise ClaimError(f"claim {fields.id!r}: samples must be a list of Sample(item_id=, input=, target=, "
+                             "prediction=, score=), one per scored item (llm_claims_harness.samples)")
+        repeated = [k for k, n in Counter(s.item_id for s in samples or ()).items() if n > 1]
+        if repeated:
+            raise ClaimError(f"claim {fields.id!r}: samples repeat item_id {repeated[0]!r}; each item's id is unique "
+                             "within its row")
         if isinstance(figures, str):
             raise ClaimError(f"claim {fields.id!r}: figures must be a list of paths, got the string {figures!r}")
         bad = [f for f in figures if not isinstance(f, str) or not _FIGURE.match(f)]
@@ -217,7 +226,7 @@ def verify(request: pytest.FixtureRequest):
                                    noise_sd=noise, reason=why, figures=list(figures), interval=interval,
                                    margin_sigma=None if margin_sigma is None else round(margin_sigma, 3))
         if samples is not None:
-            item.stash[SAMPLES] = [jsonable(s) for s in samples]
+            item.stash[SAMPLES] = [s.fields() for s in samples]
         if verdict == INCONCLUSIVE:
             message = (f"claim {fields.id!r} is inconclusive: {why} (more seeds narrow a "
                        "seed noise, more items an evaluation set's)")

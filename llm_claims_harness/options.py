@@ -45,5 +45,5 @@ def add(parser: pytest.Parser) -> None:
     group.addoption("--claims-seed", type=_seed, default=42, metavar="N",
                     help="seed of every random draw in the claims (default: 42)")
     group.addoption("--claims-seeds", type=_positive_int, default=1, metavar="N",
-                    help="trained claims run N seeds, --claims-seed and the N − 1 after it, and judge the "
-                         "mean, whose noise is the calibration's SD / √N (default: 1)")
+                    help="the seeds fixture holds N seeds, --claims-seed and the N − 1 after it (a claim that "
+                         "averages over them judges their mean; default: 1)")

@@ -33,6 +33,7 @@ from llm_claims_harness.pages import ReportBudgetError
 from llm_claims_harness.paths import not_writable_dir
 from llm_claims_harness.plan import PLAN, RunPlan, plan
 from llm_claims_harness.posts import PostRegistryError, Registry
+from llm_claims_harness.provenance import inputs_of
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import plural
 
@@ -268,7 +269,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         row = Row.made(spec.resolve(case_id(item)), nodeid=item.nodeid, topic=topic_of(item), verdict=verdict,
                        reason=reason)
     device = item.config.hook.pytest_claims_item_device(item=item, device=plan(item.config).device) or "cpu"
-    row = row.finished(duration_s=rep.duration, device=device, run=run_id(item.config))
+    row = row.finished(duration_s=rep.duration, device=device, run=run_id(item.config), inputs=inputs_of(item))
     rep.user_properties.append((_PROPERTY, row.to_dict()))
     if SAMPLES in item.stash and row.verdict not in ("error", "skipped"):
         rep.user_properties.append((_SAMPLES, {"id": row.id, "samples": item.stash[SAMPLES]}))

@@ -7,8 +7,9 @@ of such a run is marked on the pages); ``latest_run``; ``summary``, verdict coun
 ``not_carried``, earlier rows left out because their claim's declared version changed; ``warning``, why nothing
 was carried from the previous file (empty when all is well); ``claims``, the rows by test file then id, each pointing at the run that measured it.
 The row's fields are stated once, in :mod:`llm_claims_harness.row`; ``SCHEMA.md`` is generated from them.
-``samples.jsonl`` beside it holds the per-item logs of rows that score items, one JSON object per line
-(``id``: the row, ``run``, ``item``).
+``samples.jsonl`` beside it holds the per-item logs of rows that score items, one JSON object per line with
+fixed fields (``id``: the row, ``run``, then the item's: :mod:`llm_claims_harness.samples`); lines of an earlier
+layout are dropped when the file is rewritten.
 
 Partial runs (``-k``, ``-m``, a file path) **merge by id**: a row this run measured replaces the old one; a row it
 did not measure is kept as it was, still pointing at the run that measured it, unless (a) its id is no longer
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from llm_claims_harness import lock, migrate, pages
+from llm_claims_harness import lock, migrate, pages, samples
 from llm_claims_harness.atomic import remove_generated, temporary_files, write_text_atomic
 from llm_claims_harness.order import natural
 from llm_claims_harness.posts import Registry
@@ -169,16 +170,20 @@ def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
     """``samples.jsonl``: this run's per-item logs, and the earlier lines of rows kept from an earlier run; and a
     warning when lines of the previous file did not parse (they are dropped, the others kept)."""
     kept = {r.id: r.run for r in doc.rows if r.id not in run.rows}
-    lines = [json.dumps({"id": rid, "run": run.run, "item": item}, ensure_ascii=False)
+    lines = [json.dumps({"id": rid, "run": run.run, **item}, ensure_ascii=False)
              for rid, items in run.samples.items() for item in items]
-    bad = 0
+    bad = earlier = 0
     try:
         with open(out / SAMPLES, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 try:
                     old = json.loads(line)
-                    if kept.get(old.get("id")) == old.get("run") and "item" in old:
+                    if kept.get(old.get("id")) != old.get("run"):
+                        continue
+                    if samples.conforms(old):
                         lines.append(json.dumps(old, ensure_ascii=False))
+                    else:
+                        earlier += 1
                 except (ValueError, AttributeError):
                     bad += bool(line.strip())
     except FileNotFoundError:
@@ -186,8 +191,10 @@ def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
     except OSError as exc:
         return ("".join(line + "\n" for line in lines),
                 f"the previous {SAMPLES} was unreadable ({exc}); its items were dropped")
-    warning = (f"{bad} lines of the previous {SAMPLES} did not parse and were dropped (measure their rows again to log "
-               "their items)") if bad else ""
+    warning = "; ".join(filter(None, [
+        f"{bad} lines of the previous {SAMPLES} did not parse and were dropped" if bad else "",
+        f"{earlier} lines of the previous {SAMPLES} were in an earlier layout and were dropped" if earlier else ""]))
+    warning += " (measure their rows again to log their items)" if warning else ""
     return "".join(line + "\n" for line in lines), warning
 
 
@@ -231,4 +238,7 @@ def schema_markdown() -> str:
     """``SCHEMA.md``, written beside ``results.json``: this module's docstring and every row field's description."""
     body = (__doc__ or "").replace("``", "`").replace(":mod:", "").replace(":func:", "").strip()
     fields = "\n".join(f"- `{name}`: {doc}" for name, doc in fields_doc())
-    return f"# {SCHEMA['name']}, version {SCHEMA['version']}\n\n{body}\n\n## A row's fields\n\n{fields}\n"
+    items = "\n".join(f"- `{name}`: {doc}" for name, doc in samples.FIELDS.items())
+    return (f"# {SCHEMA['name']}, version {SCHEMA['version']}\n\n{body}\n\n## A row's fields\n\n{fields}\n\n"
+            f"## A line of `{SAMPLES}`\n\n- `id`: the row's id\n- `run`: the run that scored the item\n{items}\n\n"
+            f"Its JSON Schema:\n\n```json\n{json.dumps(samples.LINE_SCHEMA, indent=2, ensure_ascii=False)}\n```\n")

@@ -123,6 +123,10 @@ class Row(Declared):
     as_expected: bool | None = _f("whether a decided verdict is the expected one (`null`: undecided or not measured)",
                                   default=None)
     run: str = _f("the id of the run that measured the row (a key of the document's `runs`)", default="")
+    inputs: dict[str, str] = _f("what the row read, by name: `sha256:<hex>` of a file's bytes, `fingerprint:<hex>` of "
+                                "trained weights (the hash of everything they depend on: configuration, code, library "
+                                "versions, device); named by "
+                                "the fixtures that provide them", default_factory=dict)
 
     @classmethod
     def made(cls, declared: Declared, **found: Any) -> Row:
@@ -132,11 +136,13 @@ class Row(Declared):
                    details=jsonable(found.get("details") or {}), figures=list(found.get("figures") or []),
                    interval=None if found.get("interval") is None else jsonable(list(found["interval"])))
 
-    def finished(self, *, duration_s: float, device: str, run: str) -> Row:
-        """This row with the run's facts: how long the test took, where it measured, which run, and whether its
-        decided verdict is the declared one (``None`` for skipped and inconclusive rows)."""
+    def finished(self, *, duration_s: float, device: str, run: str, inputs: dict[str, str] | None = None) -> Row:
+        """This row with the run's facts: how long the test took, where it measured, which run, the inputs it read
+        (:mod:`llm_claims_harness.provenance`), and whether its decided verdict is the declared one (``None`` for
+        skipped and inconclusive rows)."""
         undecided = self.verdict in ("skipped", "inconclusive")
         return dataclasses.replace(self, duration_s=round(duration_s, 3), device=device, run=run,
+                                   inputs=dict(inputs or {}),
                                    as_expected=None if undecided else self.verdict == self.expected_verdict)
 
     def to_dict(self) -> dict:

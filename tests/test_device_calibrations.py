@@ -87,18 +87,21 @@ def test_heads_on_the_cpu_read_and_describe_as_before() -> None:
 @pytest.mark.parametrize("device_file", [True, False], ids=["heads-cuda.json", "none"])
 def test_a_heads_row_on_cuda_is_judged_and_described_by_its_devices_calibration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device_file: bool) -> None:
-    """The claims' own row function (``claims/test_heads.py``) judges a row measured on CUDA with the noise of the
-    CUDA calibration when committed, else the CPU's, and its details name the file that judged it."""
+    """The claims' own row function (``claims/test_heads.py``), given the ``heads_calibration`` fixture's
+    calibration (``fixtures/calibrations.py``), judges a row measured on CUDA with the noise of the CUDA calibration
+    when committed, else the CPU's, and its details name the file that judged it, the file the rows name."""
     from claims import test_heads as heads_claims
+    from fixtures.calibrations import heads_calibration_for
 
     _committed(tmp_path, "heads.json", device=device_file, change=_double_heads_values)
-    monkeypatch.setattr(heads_claims, "CALIBRATION_DIR", tmp_path)
     monkeypatch.setattr(heads_claims, "per_seed", lambda lab, row: [0.6] * len(lab.seeds))
     lab = SimpleNamespace(device=torch.device("cuda"), seeds=list(range(42, 52)))
     judged = {}
     row = "heads.positional_vs_content[positional_head]"
-    heads_claims._verify_row(lambda value, **kw: judged.update(kw, value=value), lab, row, {}, bound=0.5)
+    cal, path = heads_calibration_for(lab.device, tmp_path)
+    heads_claims._verify_row(lambda value, **kw: judged.update(kw, value=value), lab, cal, row, {}, bound=0.5)
     expected = HeadsCalibration(tmp_path / ("heads-cuda.json" if device_file else "heads.json"))
+    assert path == tmp_path / ("heads-cuda.json" if device_file else "heads.json")
     assert judged["noise"] == expected.sd(row, 10)
     assert judged["details"]["noise"].startswith(expected.describe(row))
     assert (FALLBACK in judged["details"]["noise"]) is not device_file
@@ -137,14 +140,16 @@ def test_word2vec_on_the_cpu_reads_and_notes_as_before() -> None:
 @pytest.mark.parametrize("device_file", [True, False], ids=["word2vec-cuda.json", "none"])
 def test_the_word2vec_rows_noise_follows_the_labs_device(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device_file: bool) -> None:
-    """What every word2vec row that reads a calibration calls (``claims/word2vec_common.py``) takes the lab's
-    device: the CUDA file when committed, else the CPU's, named and said so."""
-    from claims import word2vec_common
+    """What every word2vec row that reads a calibration calls (the ``w2v_seed_noise`` fixture's function,
+    ``fixtures/calibrations.py``) takes the lab's device: the CUDA file when committed, else the CPU's, named and
+    said so; the file it names for the rows' provenance is the one it reads."""
+    from fixtures.calibrations import w2v_noise
 
     _committed(tmp_path, "word2vec.json", device=device_file, change=_double_word2vec_sds)
-    monkeypatch.setattr(word2vec_common, "CALIBRATION_DIR", tmp_path)
     lab = SimpleNamespace(device=torch.device("cuda"), config=SimpleNamespace(kernels="fast"))
-    sd, note = word2vec_common.training_seed_noise(lab, "trained")
+    noise, path = w2v_noise(lab, tmp_path)
+    sd, note = noise("trained")
+    assert path == tmp_path / ("word2vec-cuda.json" if device_file else "word2vec.json")
     assert sd == pytest.approx((2 if device_file else 1) * QUANTITIES["trained"])
     file = "word2vec-cuda.json" if device_file else "word2vec.json"
     assert note.startswith(f"SD of ρ over training seeds {SEEDS} ({file}, ")

@@ -1,4 +1,5 @@
-"""README's "Adding a claim" example, run exactly as written: one new file in claims/, no harness edit."""
+"""The docs' "Adding a claim" example (``docs/adding-a-claim.md``, where README's *Add a claim or a post* link goes), run
+exactly as written: one new file in claims/, no harness edit."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def readme_example() -> str:
-    """The first Python block of README's "Adding a claim" section."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The first Python block of the docs' "Adding a claim" section."""
+    text = (ROOT / "docs" / "adding-a-claim.md").read_text(encoding="utf-8")
     section = text.split("## Adding a claim", 1)[1].split("\n## ", 1)[0]
     match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "README's 'Adding a claim' section has no Python example"
+    assert match, "docs/adding-a-claim.md's 'Adding a claim' section has no Python example"
     return match.group(1)
 
 

@@ -1,117 +1,24 @@
-"""The per-item log of rows that score items (``verify(..., samples=[...])`` -> ``samples.jsonl``): the harness end to
-end through ``pytester``, and the library functions that hand the claims their records alongside the score (WS-353
-pairs, 3CosAdd questions) on a handmade five-word table, each giving the score its existing function gives."""
+"""The records the library hands the claims beside each score (WS-353 pairs, 3CosAdd questions), on a handmade
+five-word table, each giving the score its existing function gives; and the suite's samples made from them
+(:mod:`claims.scored_items`), valid lines of ``samples.jsonl`` (the harness's end-to-end tests:
+``llm_claims_harness/tests/test_samples.py``)."""
 
 from __future__ import annotations
 
 import json
 
+import jsonschema
 import numpy as np
 import pytest
 import torch
-from toy_suite import CONFTEST
 
 import llm_claims_lab.core.analogy as A
+from claims.scored_items import analogy_samples, pair_samples, per_seed
+from llm_claims_harness.samples import LINE_SCHEMA
 from llm_claims_lab.core.analogy import WordList, analogy, analogy_rank, answer, cosine, neighbours_record
 from llm_claims_lab.word2vec.ko_eval import Analogy, ScoredPair
 from llm_claims_lab.word2vec.relatedness import (rho_difference, rho_difference_items, spearman, word_vectors,
                                                  ws353_items, ws353_score)
-
-CLAIMS = '''
-from llm_claims_harness.declare import claim, exact
-
-@claim(id="toy.scored", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact(reason="x"), reference="r")
-def test_scored(verify):
-    verify(2, reference=2, samples=[{"q": "1 + 1", "answer": 2, "correct": True},
-                                    {"q": "일 + 일", "answer": 2.0, "nested": {"cosines": [0.5, None]}}])
-
-@claim(id="toy.other", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact(reason="x"), reference="r")
-def test_other(verify):
-    verify(1, reference=1, samples=[{"q": "other"}])
-
-@claim(id="toy.unscored", source="test", kind="beyond", expect_source="arithmetic", statement="s",
-       tolerance=exact(reason="x"), reference="r")
-def test_unscored(verify):
-    verify(1, reference=1)
-'''
-
-
-def _lines(pytester: pytest.Pytester) -> list[dict]:
-    text = (pytester.path / "reports" / "samples.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines()]
-
-
-def _runs(pytester: pytest.Pytester) -> dict[str, str]:
-    doc = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
-    return {r["id"]: r["run"] for r in doc["claims"]}
-
-
-@pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_toy=CLAIMS)
-    return pytester
-
-
-def test_samples_are_written_one_line_per_item(suite: pytest.Pytester) -> None:
-    suite.runpytest().assert_outcomes(passed=3)
-    run = _runs(suite)["toy.scored"]
-    assert _lines(suite) == [
-        {"id": "toy.scored", "run": run, "item": {"q": "1 + 1", "answer": 2, "correct": True}},
-        {"id": "toy.scored", "run": run, "item": {"q": "일 + 일", "answer": 2.0, "nested": {"cosines": [0.5, None]}}},
-        {"id": "toy.other", "run": run, "item": {"q": "other"}}]
-    assert "일 + 일" in (suite.path / "reports" / "samples.jsonl").read_text(encoding="utf-8")  # not \\u-escaped
-    assert "[samples.jsonl](samples.jsonl)" in (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-
-
-def test_an_empty_log_is_not_linked(suite: pytest.Pytester) -> None:
-    """A report none of whose rows logs items says so instead of linking an empty ``samples.jsonl`` (issue 33)."""
-    suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
-    index = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-    assert (suite.path / "reports" / "samples.jsonl").read_text(encoding="utf-8") == ""
-    assert "samples.jsonl" not in index and "no row of this report logs scored items" in index
-
-
-def test_partial_run_keeps_the_lines_of_rows_it_did_not_measure(suite: pytest.Pytester) -> None:
-    suite.runpytest().assert_outcomes(passed=3)
-    first = _runs(suite)["toy.scored"]
-    suite.runpytest("-k", "other").assert_outcomes(passed=1)
-    second = _runs(suite)["toy.other"]
-    assert second != first and _runs(suite)["toy.scored"] == first
-    lines = _lines(suite)
-    assert [(x["id"], x["run"]) for x in lines if x["id"] == "toy.scored"] == [("toy.scored", first)] * 2
-    assert [(x["id"], x["run"]) for x in lines if x["id"] == "toy.other"] == [("toy.other", second)]
-    # a re-measured row that logs nothing any more leaves no line behind
-    suite.makepyfile(test_toy=CLAIMS.replace('samples=[{"q": "other"}]', "samples=None"))
-    suite.runpytest("-k", "other").assert_outcomes(passed=1)
-    assert {x["id"] for x in _lines(suite)} == {"toy.scored"}
-
-
-def test_a_damaged_line_loses_that_line_only_and_says_so(suite: pytest.Pytester) -> None:
-    suite.runpytest().assert_outcomes(passed=3)
-    path = suite.path / "reports" / "samples.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    path.write_text("\n".join([lines[0], lines[1][:25], lines[2]]) + "\n", encoding="utf-8")  # the second cut short
-    suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
-    assert [x["item"] for x in _lines(suite)] == [{"q": "1 + 1", "answer": 2, "correct": True}, {"q": "other"}]
-    warning = json.loads((suite.path / "reports" / "results.json").read_text(encoding="utf-8"))["warning"]
-    assert warning.startswith("1 lines of the previous samples.jsonl did not parse and were dropped")
-
-
-@pytest.mark.parametrize("samples", ['"bad"', "[1, 2]", '[{"q": 1}, "x"]'])
-def test_samples_not_a_list_of_objects_is_an_error_row(pytester: pytest.Pytester, samples: str) -> None:
-    pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_bad=f'''
-from llm_claims_harness.declare import claim, exact
-@claim(id="toy.bad", source="test", kind="beyond", expect_source="arithmetic", statement="s", tolerance=exact(reason="x"), reference="r")
-def test_bad(verify):
-    verify(1, reference=1, samples={samples})
-''')
-    pytester.runpytest().assert_outcomes(failed=1)
-    row = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"][0]
-    assert row["verdict"] == "error" and "samples must be a list of dicts" in row["reason"]
-    assert _lines(pytester) == []
-
 
 # A handmade table: five words on 3 dimensions, queen planted at king − man + woman; 'pear' is no row of it.
 WORDS = ["king", "man", "woman", "queen", "apple"]
@@ -181,7 +88,7 @@ def test_answer_goes_through_the_scoring_the_mutation_tests_patch(monkeypatch: p
 
 
 def test_analogy_items_count_what_analogy_hits_counts() -> None:
-    from claims.word2vec_common import analogy_hits, analogy_items, per_seed
+    from claims.word2vec_common import analogy_hits, analogy_items
 
     items = [Analogy("man", "king", "woman", "queen"), Analogy("woman", "queen", "man", "king"),
              Analogy("king", "man", "queen", "apple")]  # a : b = c : d, asked as b − a + c
@@ -190,4 +97,37 @@ def test_analogy_items_count_what_analogy_hits_counts() -> None:
     assert [r["correct"] for r in records] == [analogy_rank(TABLE, VOCAB, it.b, it.a, it.c, it.d) == 1 for it in items]
     assert {k: records[0][k] for k in ("a", "b", "c", "expected", "query")} == {
         "a": "man", "b": "king", "c": "woman", "expected": "queen", "query": "king − man + woman"}
-    assert per_seed([1, 2], [records[:1], records[1:]])[2] == {"seed": 2, **records[2]}
+    samples = per_seed(analogy_samples, [1, 2], [records[:1], records[1:]])
+    assert [s.item_id for s in samples] == ["seed1/0", "seed2/0", "seed2/1"]
+    assert (samples[2].input, samples[2].target, samples[2].prediction, samples[2].score) == (
+        ["king", "man", "queen"], "apple", records[2]["answer"], records[2]["correct"])
+    assert samples[2].extra == {"seed": 2, "query": records[2]["query"], "cosine": records[2]["cosine"],
+                                "rank": records[2]["rank"]}
+
+
+def _valid(samples: list) -> None:
+    """Each sample, as a line of samples.jsonl, valid against the harness's JSON Schema (SCHEMA.md prints it)."""
+    for sample in samples:
+        jsonschema.validate({"id": "row", "run": "run"} | sample.fields(), LINE_SCHEMA,
+                            cls=jsonschema.Draft202012Validator)
+
+
+def test_the_suites_samples_are_valid_lines() -> None:
+    """Every kind of record the claims log: WS-353 pairs (one table, two tables, per seed), 3CosAdd questions and
+    nearest-row questions (neighbours_record), made into samples and validated as lines of samples.jsonl."""
+    _, pairs = ws353_items(TABLE, VOCAB, PAIRS)
+    other = {"toy": (TABLE, VOCAB), "other": (TABLE.flip(0), VOCAB)}
+    _, two = rho_difference_items(other, PAIRS, "toy", "other", seed=0, resamples=50)
+    questions = [answer(TABLE, VOCAB, "king", "man", "woman", "queen").record(),
+                 neighbours_record("king", "man", "woman", "queen", [("apple", 0.5), ("queen", 0.4)])]
+    made = pair_samples(pairs) + pair_samples(two) + per_seed(pair_samples, [7, 8], [pairs, pairs])
+    made += analogy_samples(questions)
+    _valid(made)
+    first = pair_samples(pairs)[0]
+    assert (first.item_id, first.input, first.target, first.prediction, first.score) == (
+        "0", ["king", "man"], 8.5, pairs[0]["cosine"], None)
+    assert pair_samples(pairs)[-2].extra == {"covered": False, "skipped": "not in vocabulary: pear"}
+    assert pair_samples(two)[0].prediction == two[0]["cosine"]  # both tables' cosines
+    assert analogy_samples(questions)[1].score is False
+    assert pair_samples(pairs)[0].fields()["input_hash"] == per_seed(pair_samples, [7], [pairs])[0].fields()[
+        "input_hash"]  # the same pair hashes the same whichever table scored it

@@ -23,16 +23,17 @@ from harness_toy import TOY_POSTS
 CLAIMS = '''
 """Rows of two runs."""
 from llm_claims_harness.declare import claim, exact
+from llm_claims_harness.samples import Sample
 
 @claim(id="lock.first", source="test", kind="control", expect_source="design", statement="one is one",
        post_value=1, tolerance=exact(reason="integers"))
 def test_first(verify):
-    verify(1, samples=[{"item": "first"}])
+    verify(1, samples=[Sample("first", input="first", target=1, prediction=1, score=True)])
 
 @claim(id="lock.second", source="test", kind="control", expect_source="design", statement="two is two",
        post_value=2, tolerance=exact(reason="integers"))
 def test_second(verify):
-    verify(2, samples=[{"item": "second"}])
+    verify(2, samples=[Sample("second", input="second", target=2, prediction=2, score=True)])
 '''
 
 # Each run marks when it reaches its report (before any lock) and when it has read the previous results.json;
@@ -100,7 +101,7 @@ def _environ() -> dict[str, str]:
 def _rows_and_items(out: Path) -> tuple[set[str], set[str]]:
     rows = {r["id"] for r in json.loads((out / "results.json").read_text(encoding="utf-8"))["claims"]}
     lines = (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()
-    return rows, {json.loads(line)["item"]["item"] for line in lines}
+    return rows, {json.loads(line)["item_id"] for line in lines}
 
 
 def test_two_runs_on_one_report_directory_keep_both_rows(pytester: pytest.Pytester) -> None:

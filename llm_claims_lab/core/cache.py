@@ -88,6 +88,11 @@ def fingerprint(config: Mapping[str, Any], *, code: Iterable[Any],
             "device": describe_device(device)}
 
 
+def digest(value: Mapping[str, Any]) -> str:
+    """The SHA-256 (hex) of a fingerprint's canonical JSON: what a report names trained weights by."""
+    return hashlib.sha256(_canonical(value).encode()).hexdigest()
+
+
 def _canonical(value: Mapping[str, Any]) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 

@@ -15,7 +15,7 @@ import torch
 
 from llm_claims_lab.word2vec import corpus, segmenters, skipgram, stemming
 from llm_claims_lab.word2vec.topical import ParagraphIncidence
-from llm_claims_lab.core.cache import Entry, Progress, WeightCache, code_digest, fingerprint
+from llm_claims_lab.core.cache import Entry, Progress, WeightCache, code_digest, digest, fingerprint
 from llm_claims_lab.core.calibration_files import committed_calibration
 from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
 
@@ -93,6 +93,14 @@ class Word2VecLab:
             raise ValueError(f"count must be ≥ 1, got {count}")
         return [self._load("untrained", dataclasses.replace(self.config, seed=self.seeds[0] + i)).w_in
                 for i in range(count)]
+
+    def fingerprints(self) -> dict[str, str]:
+        """The digest (:func:`llm_claims_lab.core.cache.digest`) of each trained table's cache fingerprint, by kind and
+        seed (``skip-gram trained, seed 42``): corpus, vocabulary, configuration, code, torch and device; its cache
+        file is ``<name>-<the digest's first 16 hex>.safetensors``."""
+        return {f"skip-gram {kind}, seed {seed}": digest(self._entry(dataclasses.replace(
+                    self.config, seed=seed, shuffle_corpus=kind == "shuffled")).fingerprint)
+                for kind in ("trained", "shuffled") for seed in self.seeds}
 
     def _model(self, kind: str, seed: int) -> Trained:
         if (kind, seed) not in self._models:
