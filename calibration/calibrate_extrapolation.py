@@ -1,38 +1,21 @@
 """Calibrate the length-extrapolation claims: run post A's protocol for many seeds and keep every value.
 
-Writes ``calibration/extrapolation.json``: for each scheme and seed, the values the claims measure
-(:func:`llm_claims_lab.extrapolation.evaluation.measures`: accuracy at 20, 40 and 80, on seen and new
-positions, each with its evaluation noise, attention on the right neighbour, the positional peak gap), and per
-quantity the two noise components (:func:`llm_claims_lab.core.stats.noise_components`): evaluation (the standard
-error over the independent evaluation sequences, RMS over seeds) and seed (what the spread over seeds has beyond
-it). ``claims/test_extrapolation*.py`` take each stochastic row's noise from these values
-(:class:`llm_claims_lab.extrapolation.calibration.Calibration`).
+Writes ``calibration/extrapolation.json``: for each scheme and seed the values the claims measure
+(:func:`llm_claims_lab.extrapolation.evaluation.measures`), and per quantity its noise components
+(:func:`llm_claims_lab.core.stats.noise_components`: evaluation and seed). ``claims/test_extrapolation*.py`` take
+each stochastic row's noise from them. Seeds ``1 … N`` are disjoint from the suite's 42; the two ALiBi schemes
+(about 3× per step) run the first ``--alibi-seeds``, the controls the first ``--control-seeds``.
 
-Seeds ``1 … N`` are disjoint from the suite's default seed 42, so no noise estimate depends on the
-value it judges. The two ALiBi schemes cost about 3× per step (8 heads; 264 against 92 CPU-s for learned PE,
-both 6,000 steps) and run the first ``--alibi-seeds`` seeds, the control the first ``--control-seeds``: their
-rows lie far from their bounds, where a tenth more precision in the noise changes no verdict. Work is
-seed-major and every (scheme, seed) result is kept in the cache as it is made, so an interrupted run
-resumes; ``--merge-only`` writes the JSON from the whole seeds measured so far. Models go through the
-suite's cache (``--cache-dir``, default ``$CLAIMS_CACHE_DIR`` or ``.cache/claims``); ``--jobs 2`` runs two
-processes that split the work.
+Each (scheme, seed) is one task, run on ``--executor`` (``local``: ``--jobs`` processes; ``dask``: a local Dask
+cluster of ``--jobs`` workers, or the scheduler at ``--scheduler ADDRESS``:
+:mod:`llm_claims_lab.core.executors`); each result is kept in the cache as it arrives, so an interrupted run
+resumes, and ``--merge-only`` writes the JSON from the whole seeds measured so far. Weights go through the weight
+cache (``--cache-dir``, default ``$CLAIMS_CACHE_DIR`` or ``.cache/claims``; on the workers ``--worker-cache-dir``).
 
-Usage, from the repository root (about 90 minutes on two cores)::
+Usage, from the repository root (about 90 minutes on two cores; docs/trained.md has the steps sweep's
+``--steps 6000``, a new scheme's ``--schemes`` after ``--certify-code 42``, and a cluster's command lines)::
 
     python calibration/calibrate_extrapolation.py --seeds 20 --jobs 2
-
-The steps sweep's longer budget is calibrated after, from the same training runs of the swept schemes (their
-checkpoint after 6000 steps; about 60 minutes on two cores for 5 seeds), into the file's
-``steps_sweep`` section::
-
-    python calibration/calibrate_extrapolation.py --steps 6000 --seeds 5 --alibi-seeds 5 --jobs 2
-
-A scheme added to the code later is calibrated alone and merged in, once the edited training code is
-certified to train the other schemes bit for bit as before (``added_schemes`` records the code it was
-calibrated under)::
-
-    python calibration/calibrate_extrapolation.py --certify-code 42
-    python calibration/calibrate_extrapolation.py --schemes raw_integer --seeds 10 --jobs 2
 """
 
 from __future__ import annotations
@@ -42,7 +25,6 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -52,6 +34,7 @@ import torch
 from llm_claims_lab.core import cache
 from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
+from llm_claims_lab.core.executors import KINDS, Executor
 from llm_claims_lab.core.host_memory import keep_freed_memory
 from llm_claims_lab.extrapolation import (
     CONTROL_SCHEMES,
@@ -70,37 +53,60 @@ from llm_claims_lab.core.stats import noise_components
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _lab(args: argparse.Namespace, sweep: tuple[str, ...] = ()) -> ExtrapolationLab:
-    job = os.environ.get("CALIBRATION_JOB", "0")
-
+def _lab(cache_dir: str | Path, device: str, run_id: str, train_steps: int | None) -> ExtrapolationLab:
+    """The lab a task trains and evaluates with: the protocol's, its swept schemes trained as the suite trains them
+    (the steps sweep's run, whose checkpoint at the protocol's steps is the protocol's run), or, with
+    ``train_steps`` (a dry run), that many steps and no sweep."""
     def say(message: str) -> None:
-        print(f"[job {job}] {message}", file=sys.stderr, flush=True)
+        print(f"[{os.getpid()}] {message}", file=sys.stderr, flush=True)
 
-    weights = cache.WeightCache(Path(args.cache_dir), run_id=args.run_id, say=say)
-    return ExtrapolationLab(weights, torch.device(args.device), sweep=sweep)
+    weights = cache.WeightCache(Path(cache_dir), run_id=run_id, say=say)
+    if train_steps:
+        return ExtrapolationLab(weights, torch.device(device), config=ExtrapolationConfig(steps=train_steps))
+    return ExtrapolationLab(weights, torch.device(device), sweep=SWEPT_SCHEMES)
 
 
 def _result_path(args: argparse.Namespace, scheme: str, seed: int) -> Path:
     """Where one (scheme, seed)'s measures are kept: in the cache, named by what they depend on (and by the
-    checkpoint, with ``--steps``)."""
+    checkpoint, with ``--steps``, or the budget, with ``--train-steps``)."""
     key = f"{cache.code_digest(TRAINING_CODE)[:12]}-eval{EVAL_SEQUENCES}"
-    name = f"{scheme}-seed{seed}" + (f"-steps{args.steps}" if args.steps else "")
+    name = (f"{scheme}-seed{seed}" + (f"-steps{args.steps}" if args.steps else "")
+            + (f"-train{args.train_steps}" if args.train_steps else ""))
     return Path(args.cache_dir) / "calibration-extrapolation" / key / f"{name}.json"
 
 
+def measure_task(cache_dir: str, device: str, run_id: str, steps: int | None, train_steps: int | None,
+                 scheme: str, seed: int) -> dict[str, float]:
+    """One task of the calibration, wherever it runs (:class:`llm_claims_lab.core.executors.Executor`): train (or
+    load from the weight cache at ``cache_dir``, that host's or a shared one) and evaluate ``scheme`` at ``seed``;
+    its measures (:func:`llm_claims_lab.extrapolation.evaluation.measures`, at the checkpoint after ``steps`` when
+    given), rounded to 6 decimals."""
+    keep_freed_memory()  # as the suite's processes do: no value changes, fewer page faults
+    if torch.device(device).type == "cuda":
+        pin_cuda_numerics()
+    lab = _lab(cache_dir, device, run_id, train_steps)
+    run = lab.curves_of([(scheme, seed)])[0][steps] if steps else lab.runs_of([(scheme, seed)])[0]
+    return {k: round(v, 6) for k, v in measures(run).items()}
+
+
 def _measure(args: argparse.Namespace, plan: list[tuple[str, int]]) -> None:
-    """Train (or load) and evaluate this job's share of ``plan``, keeping each result as it is made. A swept
-    scheme is trained as the suite trains it (the steps sweep's run, whose checkpoint at the protocol's steps
-    is the protocol's run), so the protocol's and the sweep's calibrations share one training per seed."""
-    lab = _lab(args, sweep=SWEPT_SCHEMES)
-    for scheme, seed in plan:
+    """Measure every (scheme, seed) of ``plan`` whose result is not kept yet, on the run's executor, keeping each
+    result as it arrives (so an interrupted calibration resumes where it stopped)."""
+    todo = [(scheme, seed) for scheme, seed in plan if not _result_path(args, scheme, seed).exists()]
+    executor = Executor(args.executor, args.jobs, args.scheduler)
+    print(f"calibrate_extrapolation: {len(todo)} of {len(plan)} tasks to run, on {executor.describe()}",
+          file=sys.stderr, flush=True)
+
+    def keep(task: tuple, values: dict[str, float]) -> None:
+        scheme, seed = task[-2:]
         path = _result_path(args, scheme, seed)
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            run = lab.curves_of([(scheme, seed)])[0][args.steps] if args.steps else lab.runs_of([(scheme, seed)])[0]
-            values = {k: round(v, 6) for k, v in measures(run).items()}
-            write_text_atomic(path, json.dumps(values) + "\n")
-            print(f"[job {os.environ.get('CALIBRATION_JOB', '0')}] measured {scheme} seed {seed}", file=sys.stderr)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps(values) + "\n")
+        print(f"measured {scheme} seed {seed}", file=sys.stderr, flush=True)
+
+    tasks = [(str(args.worker_cache_dir or args.cache_dir), args.device, args.run_id, args.steps, args.train_steps,
+              scheme, seed) for scheme, seed in todo]
+    executor.run(measure_task, tasks, keep)
 
 
 def read_calibration(path: Path) -> dict:
@@ -123,7 +129,7 @@ def certify_code(args: argparse.Namespace, seed: int) -> None:
     old, new = data["training_code"], cache.code_digest(TRAINING_CODE)
     if new == old or new in data.get("equivalent_training_code", {}):
         return print(f"{args.out}: today's training code {new[:12]} is already the calibrated one", file=sys.stderr)
-    lab, differ, digests = _lab(args, sweep=SWEPT_SCHEMES), [], {}
+    lab, differ, digests = _lab(args.cache_dir, args.device, args.run_id, None), [], {}
     added = data.get("added_schemes", {})  # scheme -> the code it was calibrated under, when not ``old``
 
     def missing(progress: cache.Progress) -> cache.Tensors:
@@ -159,7 +165,20 @@ def main() -> None:
     parser.add_argument("--alibi-seeds", type=int, default=10,
                         help="seeds of the two ALiBi schemes, 4× costlier per step (default 10)")
     parser.add_argument("--control-seeds", type=int, default=5, help="seeds of the control schemes (default 5)")
-    parser.add_argument("--jobs", type=int, default=1, help="processes, each training and evaluating its share")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="local processes (or, with --executor dask and no --scheduler, the workers of a local "
+                             "Dask cluster) training and evaluating at once (default 1)")
+    parser.add_argument("--executor", choices=KINDS, default="local",
+                        help="where the tasks run: local processes, or a Dask distributed cluster (default local)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="with --executor dask: a running scheduler, e.g. tcp://head:8786 (default: a local "
+                             "cluster of --jobs workers)")
+    parser.add_argument("--worker-cache-dir", default=None, metavar="DIR",
+                        help="the weight cache on the workers' hosts (default: --cache-dir; on a cluster, a "
+                             "directory of each host or a shared filesystem)")
+    parser.add_argument("--train-steps", type=int, default=None, metavar="N",
+                        help="a dry run: train N steps instead of the protocol's, --schemes choosing the schemes, "
+                             "written afresh to --out (required; never the committed file)")
     parser.add_argument("--merge-only", action="store_true",
                         help="write the JSON from the results measured so far (whole seeds only), training nothing")
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
@@ -180,8 +199,8 @@ def main() -> None:
                         default=None, help="calibrate the steps sweep's checkpoint after this many steps (the swept "
                                            "schemes, or --schemes among them) into the file's steps_sweep section")
     parser.add_argument("--run-id", default=uuid.uuid4().hex, help=argparse.SUPPRESS)
-    parser.add_argument("--job", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    out_given = args.out is not None
     keep_freed_memory()  # as the suite's processes do: no value changes, fewer page faults
     try:
         usable_device(args.device)
@@ -196,10 +215,14 @@ def main() -> None:
         return certify_code(args, args.certify_code)
     if min(args.seeds, args.alibi_seeds, args.control_seeds) < 2 or args.jobs < 1:
         parser.error("every seed count must be at least 2 (a spread needs two values), --jobs at least 1")
+    if args.scheduler and args.executor != "dask":
+        parser.error("--scheduler names a Dask scheduler: give --executor dask")
+    if args.train_steps is not None and (args.train_steps < 1 or not out_given or args.steps):
+        parser.error("--train-steps N (N ≥ 1) is a dry run: give --out FILE, and no --steps")
     schemes = args.schemes or (SWEPT_SCHEMES if args.steps else SCHEMES)
     if args.steps and set(schemes) - set(SWEPT_SCHEMES):
         parser.error(f"--steps calibrates the steps sweep, whose schemes are {', '.join(SWEPT_SCHEMES)}")
-    if args.schemes or args.steps:
+    if (args.schemes or args.steps) and not args.train_steps:  # a dry run writes its --out afresh
         base = read_calibration(args.out)
         if not args.steps and (calibrated := sorted(set(args.schemes) & set(base["runs"]))):
             parser.error(f"{', '.join(calibrated)} already calibrated in {args.out}: --schemes adds schemes new to "
@@ -214,16 +237,13 @@ def main() -> None:
              else args.seeds for s in schemes}
     plan = [(scheme, seed) for seed in range(1, args.seeds + 1) for scheme in schemes if seed <= limit[scheme]]
     if not args.merge_only:
-        share = [item for i, item in enumerate(plan) if (i + item[1]) % args.jobs == args.job]  # alternate per seed
-        if args.job == 0:
-            helper = [sys.executable, __file__, *sys.argv[1:], "--run-id", args.run_id]
-            helpers = [subprocess.Popen([*helper, "--job", str(job)], env={**os.environ, "CALIBRATION_JOB": str(job)})
-                       for job in range(1, args.jobs)]
-            _measure(args, share)
-            if any(p.wait() for p in helpers):
-                sys.exit("a helper job failed; rerun (finished results stay in the cache)")
-        else:
-            return _measure(args, share)
+        try:
+            _measure(args, plan)
+        except ImportError as exc:
+            sys.exit(f"calibrate_extrapolation: {exc}")
+        except Exception as exc:
+            sys.exit(f"calibrate_extrapolation: a task failed ({type(exc).__name__}: {exc}); rerun: the finished "
+                     "results are kept in the cache")
 
     per_scheme: dict[str, dict[str, list[float]]] = {}
     seeds: dict[str, list[int]] = {}
@@ -249,13 +269,14 @@ def main() -> None:
         write_text_atomic(args.out, json.dumps(base, indent=1, ensure_ascii=False) + "\n")
         return print(f"merged the {args.steps}-step checkpoint into {args.out}: seeds per scheme "
                      + ", ".join(f"{s} {len(v)}" for s, v in seeds.items()), file=sys.stderr)
-    if args.schemes:
+    if args.schemes and not args.train_steps:
         for key, part in (("seeds", seeds), ("runs", per_scheme), ("noise", noise)):
             base[key] |= part
         base.setdefault("added_schemes", {}).update({s: stamp for s in schemes})
         write_text_atomic(args.out, json.dumps(base, indent=1, ensure_ascii=False) + "\n")
         return print(f"merged into {args.out}: seeds per scheme " + ", ".join(f"{s} {len(v)}" for s, v in seeds.items()),
                      file=sys.stderr)
+    protocol = ExtrapolationConfig(steps=args.train_steps or ExtrapolationConfig.steps)
     data = {
         "about": "Per-seed values of post A's length-extrapolation protocol and their noise components; the "
                  "noise of the stochastic rows of claims/test_extrapolation*.py comes from here. Regenerate "
@@ -264,7 +285,7 @@ def main() -> None:
         "torch": torch.__version__,
         "device": cache.describe_device(args.device),
         "training_code": cache.code_digest(TRAINING_CODE),
-        "protocol": {k: v for k, v in dataclasses.asdict(ExtrapolationConfig()).items() if k != "scheme"},
+        "protocol": {k: v for k, v in dataclasses.asdict(protocol).items() if k != "scheme"},
         "eval_sequences": EVAL_SEQUENCES,
         "seeds": seeds,
         "runs": per_scheme,

@@ -152,11 +152,19 @@ def _worker(root: str, keys: list[int], barrier, out) -> None:
     out.put("done")
 
 
-def test_processes_split_the_work_and_build_each_entry_once(tmp_path):
+@pytest.mark.parametrize("roots", ["one root", "two roots, one directory through a symlink"])
+def test_processes_split_the_work_and_build_each_entry_once(tmp_path, roots):
+    """Also where the two processes name the cache by two paths of one directory (a host's own path and a shared
+    filesystem's mount, as ``--tx`` workers on other hosts do, here a symlink): the entries' locks are files of
+    that directory, so both take the same ones."""
     ctx = multiprocessing.get_context("spawn")
     barrier, out = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(str(tmp_path), list(range(6)), barrier, out))
-             for _ in range(2)]
+    paths = [tmp_path, tmp_path]
+    if roots != "one root":
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "elsewhere" / "cache").symlink_to(tmp_path, target_is_directory=True)
+        paths[1] = tmp_path / "elsewhere" / "cache"
+    procs = [ctx.Process(target=_worker, args=(str(path), list(range(6)), barrier, out)) for path in paths]
     for p in procs:
         p.start()
     for p in procs:

@@ -47,6 +47,6 @@ def test_the_install_step_is_readme_s_command_1() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     script = (ROOT / ".ci" / "install").read_text(encoding="utf-8")
     pin = script.split("torch_spec=${TORCH_SPEC:-")[1].split("}")[0]
-    packages = '-e ./llm_claims_harness -e ".[glove,kiwi,docs]"'
+    packages = '-e ./llm_claims_harness -e ".[glove,kiwi,docs,cluster]"'
     assert f'"$torch_spec" {packages}' in script
     assert f"python -m pip install {pin} {packages}" in readme
