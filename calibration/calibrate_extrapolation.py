@@ -34,7 +34,7 @@ import torch
 from llm_claims_lab.core import cache
 from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
-from llm_claims_lab.core.executors import KINDS, Executor
+from llm_claims_lab.core.executors import Executor, add_options, from_options
 from llm_claims_lab.core.host_memory import keep_freed_memory
 from llm_claims_lab.extrapolation import (
     CONTROL_SCHEMES,
@@ -89,11 +89,10 @@ def measure_task(cache_dir: str, device: str, run_id: str, steps: int | None, tr
     return {k: round(v, 6) for k, v in measures(run).items()}
 
 
-def _measure(args: argparse.Namespace, plan: list[tuple[str, int]]) -> None:
+def _measure(args: argparse.Namespace, executor: Executor, plan: list[tuple[str, int]]) -> None:
     """Measure every (scheme, seed) of ``plan`` whose result is not kept yet, on the run's executor, keeping each
     result as it arrives (so an interrupted calibration resumes where it stopped)."""
     todo = [(scheme, seed) for scheme, seed in plan if not _result_path(args, scheme, seed).exists()]
-    executor = Executor(args.executor, args.jobs, args.scheduler)
     print(f"calibrate_extrapolation: {len(todo)} of {len(plan)} tasks to run, on {executor.describe()}",
           file=sys.stderr, flush=True)
 
@@ -165,17 +164,7 @@ def main() -> None:
     parser.add_argument("--alibi-seeds", type=int, default=10,
                         help="seeds of the two ALiBi schemes, 4× costlier per step (default 10)")
     parser.add_argument("--control-seeds", type=int, default=5, help="seeds of the control schemes (default 5)")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="local processes (or, with --executor dask and no --scheduler, the workers of a local "
-                             "Dask cluster) training and evaluating at once (default 1)")
-    parser.add_argument("--executor", choices=KINDS, default="local",
-                        help="where the tasks run: local processes, or a Dask distributed cluster (default local)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="with --executor dask: a running scheduler, e.g. tcp://head:8786 (default: a local "
-                             "cluster of --jobs workers)")
-    parser.add_argument("--worker-cache-dir", default=None, metavar="DIR",
-                        help="the weight cache on the workers' hosts (default: --cache-dir; on a cluster, a "
-                             "directory of each host or a shared filesystem)")
+    add_options(parser, jobs=1, what="tasks trained and evaluated")
     parser.add_argument("--train-steps", type=int, default=None, metavar="N",
                         help="a dry run: train N steps instead of the protocol's, --schemes choosing the schemes, "
                              "written afresh to --out (required; never the committed file)")
@@ -215,8 +204,7 @@ def main() -> None:
         return certify_code(args, args.certify_code)
     if min(args.seeds, args.alibi_seeds, args.control_seeds) < 2 or args.jobs < 1:
         parser.error("every seed count must be at least 2 (a spread needs two values), --jobs at least 1")
-    if args.scheduler and args.executor != "dask":
-        parser.error("--scheduler names a Dask scheduler: give --executor dask")
+    executor = from_options(parser, args)
     if args.train_steps is not None and (args.train_steps < 1 or not out_given or args.steps):
         parser.error("--train-steps N (N ≥ 1) is a dry run: give --out FILE, and no --steps")
     schemes = args.schemes or (SWEPT_SCHEMES if args.steps else SCHEMES)
@@ -238,7 +226,7 @@ def main() -> None:
     plan = [(scheme, seed) for seed in range(1, args.seeds + 1) for scheme in schemes if seed <= limit[scheme]]
     if not args.merge_only:
         try:
-            _measure(args, plan)
+            _measure(args, executor, plan)
         except ImportError as exc:
             sys.exit(f"calibrate_extrapolation: {exc}")
         except Exception as exc:

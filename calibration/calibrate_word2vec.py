@@ -7,7 +7,8 @@ script trains the ``trained`` and ``shuffled`` models for seeds 1 … N (disjoin
 cache and writes ``calibration/word2vec.json``: per seed and kind the ρ over the covered WS-353 pairs (scored as the
 claims score it, :func:`llm_claims_lab.word2vec.relatedness.ws353_score`), the paired differences the controls judge, and
 their SDs over seeds; and the trained ρ after the configuration's snapshot steps (5,000 and 10,000), for the steps
-sweep. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once. With ``--device cuda`` it
+sweep. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once, on ``--executor`` (local
+processes, or a Dask cluster: :mod:`llm_claims_lab.core.executors`). With ``--device cuda`` it
 trains on the GPU, under the suite's pinned numerics, and writes ``calibration/word2vec-cuda.json``, which judges the
 word2vec rows of a run on CUDA once committed (until then they are judged by ``word2vec.json`` and say so:
 :func:`llm_claims_lab.word2vec.lab.seed_noise_for`).
@@ -22,12 +23,10 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import multiprocessing
 import os
 import statistics
 import sys
 import uuid
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import torch
@@ -35,6 +34,7 @@ import torch
 from llm_claims_lab.core import cache
 from llm_claims_lab.core.calibration_files import calibration_path
 from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
+from llm_claims_lab.core.executors import add_options, from_options
 from llm_claims_lab.word2vec import corpus, ko_eval
 from llm_claims_lab.core.analogy import WordList
 from llm_claims_lab.core.atomic import write_text_atomic
@@ -54,25 +54,36 @@ def _lab(cache_dir: str, device: str, seeds: list[int]) -> tuple[Word2VecLab, St
     return lab, store
 
 
-def _train(cache_dir: str, device: str, kind: str, seed: int) -> None:
-    """Train (or find) one model in the cache on ``device`` (under the suite's numerics on CUDA); a worker
-    process's task."""
+def _task(cache_dir: str, device: str, kind: str, seed: int) -> dict[str, float]:
+    """One task, wherever it runs (:class:`llm_claims_lab.core.executors.Executor`): train (or find in the cache at
+    ``cache_dir``, that host's or a shared one) one model on ``device`` (under the suite's numerics on CUDA) and
+    return its Spearman ρ on the covered WS-353 pairs: ``{kind: ρ}``, and for a trained model its centre table's
+    after each snapshot's steps (``trained@<step>``)."""
     if torch.device(device).type == "cuda":
         pin_cuda_numerics()
-    _lab(cache_dir, device, [seed])[0].model(kind)
+    lab, store = _lab(cache_dir, device, [seed])
+    vocab = WordList(lab.corpus.vocab, name="the skip-gram vocabulary", hint="particle-stripped stems")
+    pairs = ko_eval.load_ws353(ko_eval.eval_dir(None, store) / ko_eval.WS353_FILE)
+    model = lab.model(kind)
+    rho = {kind: float(spearman(*ws353_score(model.w_in, vocab, pairs)[:2]))}
+    if kind == "trained":  # the steps sweep: the same run's centre table after fewer steps
+        rho |= {f"trained@{step}": float(spearman(*ws353_score(model.snapshots[step], vocab, pairs)[:2]))
+                for step in lab.config.snapshots}
+    return rho
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5, help="seeds 1 … N (default 5)")
-    parser.add_argument("--jobs", type=int, default=2, help="models trained at once (default 2)")
+    add_options(parser, jobs=2, what="models trained")
     parser.add_argument("--cache-dir", default=os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims",
                         help="weights cache (default: $CLAIMS_CACHE_DIR)")
     parser.add_argument("--device", default="cpu",
                         help="torch device (default cpu); writes calibration/word2vec-<device type>.json off the CPU")
     args = parser.parse_args()
-    if args.seeds < 2:
-        parser.error("--seeds must be at least 2 (a spread needs two values)")
+    if args.seeds < 2 or args.jobs < 1:
+        parser.error("--seeds must be at least 2 (a spread needs two values), --jobs at least 1")
+    executor = from_options(parser, args)
     try:
         device = usable_device(args.device)
     except ValueError as exc:
@@ -81,21 +92,18 @@ def main() -> None:
     if device.type == "cuda":
         pin_cuda_numerics()
     seeds = list(range(1, args.seeds + 1))
-    # CUDA cannot start in a forked child of a process that touched it: workers off the CPU are spawned
-    context = None if device.type == "cpu" else multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
-        tasks = [(str(args.cache_dir), args.device, kind, s) for s in seeds for kind in KINDS]
-        list(pool.map(_train, *zip(*tasks)))
-    lab, store = _lab(str(args.cache_dir), args.device, seeds)
-    vocab = WordList(lab.corpus.vocab, name="the skip-gram vocabulary", hint="particle-stripped stems")
-    pairs = ko_eval.load_ws353(ko_eval.eval_dir(None, store) / ko_eval.WS353_FILE)
-    def rho_of(table: torch.Tensor) -> float:
-        return spearman(*ws353_score(table, vocab, pairs)[:2])
-
-    rho = {kind: [rho_of(m.w_in) for m in lab.models(kind)] for kind in KINDS}
+    tasks = [(str(args.worker_cache_dir or args.cache_dir), args.device, kind, s) for s in seeds for kind in KINDS]
+    found: dict[tuple[str, int], dict[str, float]] = {}
+    print(f"calibrate_word2vec: {len(tasks)} models on {executor.describe()}", file=sys.stderr, flush=True)
+    try:
+        executor.run(_task, tasks, lambda task, rho: found.update({task[2:]: rho}))
+    except ImportError as exc:
+        sys.exit(f"calibrate_word2vec: {exc}")
+    rho = {kind: [found[kind, s][kind] for s in seeds] for kind in KINDS}
     rho["trained − shuffled"] = [t - s for t, s in zip(rho["trained"], rho["shuffled"])]
-    for step in lab.config.snapshots:  # the steps sweep: the same runs' centre tables after fewer steps
-        rho[f"trained@{step}"] = [rho_of(m.snapshots[step]) for m in lab.models("trained")]
+    lab, _ = _lab(str(args.cache_dir), args.device, seeds)  # its configuration and corpus, for the file; no training
+    for step in lab.config.snapshots:
+        rho[f"trained@{step}"] = [found["trained", s][f"trained@{step}"] for s in seeds]
     data = {"about": "Spearman ρ on the covered Korean WS-353 pairs of post A's skip-gram for training seeds disjoint "
                      "from the suite's; regenerate with python calibration/calibrate_word2vec.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,

@@ -76,3 +76,10 @@ def test_a_misnamed_executor_is_refused() -> None:
         Executor("ray")
     with pytest.raises(ValueError, match="for the dask executor"):
         Executor("local", address="tcp://head:8786")
+
+
+@pytest.mark.parametrize("script", ["calibrate_extrapolation.py", "calibrate_word2vec.py"])
+def test_a_scheduler_without_the_dask_executor_is_a_usage_error(script: str) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "calibration" / script), "--scheduler", "tcp://head:8786"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--scheduler (tcp://head:8786) is for the dask executor" in done.stderr, done.stderr

@@ -18,6 +18,7 @@ calibration through a 2-worker cluster against the local path, value for value).
 
 from __future__ import annotations
 
+import argparse
 import concurrent.futures
 import dataclasses
 import multiprocessing
@@ -95,6 +96,30 @@ class Executor:
             client.close()
             if cluster is not None:
                 cluster.close()
+
+
+def add_options(parser: argparse.ArgumentParser, *, jobs: int, what: str) -> None:
+    """The options a calibration script takes for its executor: ``--jobs`` (default ``jobs``), ``--executor``,
+    ``--scheduler`` and ``--worker-cache-dir``; ``what`` names the tasks in the help (e.g. "models trained")."""
+    parser.add_argument("--jobs", type=int, default=jobs,
+                        help=f"{what} at once: local processes, or the workers of a local Dask cluster "
+                             f"(default {jobs})")
+    parser.add_argument("--executor", choices=KINDS, default="local",
+                        help="where the tasks run: local processes, or a Dask distributed cluster (default local)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="with --executor dask: a running scheduler, e.g. tcp://head:8786 (default: a local "
+                             "cluster of --jobs workers)")
+    parser.add_argument("--worker-cache-dir", default=None, metavar="DIR",
+                        help="the weight cache on the workers' hosts (default: --cache-dir; on a cluster, a "
+                             "directory of each host or a shared filesystem)")
+
+
+def from_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Executor:
+    """The executor :func:`add_options`' options name; a bad combination is the parser's usage error."""
+    try:
+        return Executor(args.executor, args.jobs, args.scheduler)
+    except ValueError as exc:
+        parser.error(str(exc).replace("a scheduler address", "--scheduler"))
 
 
 def _hand_back(done, futures: dict[Hashable, tuple], on_result: Callable[[tuple, Any], None],
