@@ -1,6 +1,7 @@
 """Which inputs a row read, by hash (lm-evaluation-harness's ``task_hashes``): the fixture that provides an input
-names it once with :func:`record_inputs`; every row whose test uses that fixture, directly or through another
-fixture, carries its digests in ``inputs`` (``results.json``). Under pytest-xdist each worker sets its fixtures up,
+names it once with :func:`record_inputs`; every row whose test uses that fixture, directly, through another
+fixture or by asking for it as it runs (``request.getfixturevalue``: :func:`track`), carries its digests in
+``inputs`` (``results.json``). Under pytest-xdist each worker sets its fixtures up,
 and records, for the rows it measures::
 
     @pytest.fixture(scope="session")
