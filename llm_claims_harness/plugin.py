@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from llm_claims_harness import catalogue, environment, hooks, options, report, results, selection
+from llm_claims_harness import catalogue, environment, hooks, options, provenance, report, results, selection
 from llm_claims_harness.declare import ClaimDeclarationError
 from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
     FAILED_BY_VERDICT, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir,
@@ -33,7 +33,6 @@ from llm_claims_harness.pages import ReportBudgetError
 from llm_claims_harness.paths import not_writable_dir
 from llm_claims_harness.plan import PLAN, RunPlan, plan
 from llm_claims_harness.posts import PostRegistryError, Registry
-from llm_claims_harness.provenance import inputs_of
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import plural
 
@@ -244,6 +243,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
+    provenance.call_started(item)
     result = yield
     if spec_of(item) is not None and ROW not in item.stash:
         pytest.fail(f"{item.nodeid}: a claim test must end by calling verify(measured)", pytrace=False)
@@ -269,7 +269,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         row = Row.made(spec.resolve(case_id(item)), nodeid=item.nodeid, topic=topic_of(item), verdict=verdict,
                        reason=reason)
     device = item.config.hook.pytest_claims_item_device(item=item, device=plan(item.config).device) or "cpu"
-    row = row.finished(duration_s=rep.duration, device=device, run=run_id(item.config), inputs=inputs_of(item))
+    row = row.finished(duration_s=rep.duration, device=device, run=run_id(item.config),
+                       inputs=provenance.inputs_of(item))
     rep.user_properties.append((_PROPERTY, row.to_dict()))
     if SAMPLES in item.stash and row.verdict not in ("error", "skipped"):
         rep.user_properties.append((_SAMPLES, {"id": row.id, "samples": item.stash[SAMPLES]}))

@@ -1,7 +1,10 @@
 """Which inputs a row read, by hash (lm-evaluation-harness's ``task_hashes``): the fixture that provides an input
 names it once with :func:`record_inputs`; every row whose test uses that fixture, directly, through another
-fixture or by asking for it as it runs (``request.getfixturevalue``: :func:`track`), carries its digests in
-``inputs`` (``results.json``). Under pytest-xdist each worker sets its fixtures up,
+fixture's signature or by asking for it in the test's body (``request.getfixturevalue``: :func:`track` and
+:func:`call_started`), carries its digests in ``inputs`` (``results.json``). What a *fixture* asks for as it runs
+is not followed: pytest credits such a request to whichever test happened to set the fixture up (an autouse
+session fixture that builds models would credit every model to the first test on each worker), so a fixture that
+reads another's input as it runs names that input itself. Under pytest-xdist each worker sets its fixtures up,
 and records, for the rows it measures::
 
     @pytest.fixture(scope="session")
@@ -23,6 +26,7 @@ import pytest
 _DIGEST = re.compile(r"^(sha256:[0-9a-f]{64}|fingerprint:[0-9a-f]{16,64})$")
 _RECORDED = pytest.StashKey[dict[str, dict[str, str]]]()  # fixture name -> {input name: digest}
 _REQUEST = pytest.StashKey[pytest.FixtureRequest]()  # the item's request, which knows every fixture it set up
+_BEFORE_CALL = pytest.StashKey[frozenset[str]]()  # the request's fixture names when the test's body started
 
 
 def record_inputs(request: pytest.FixtureRequest, digests: Mapping[str, str]) -> None:
@@ -46,13 +50,25 @@ def track(request: pytest.FixtureRequest) -> None:
     request.node.stash[_REQUEST] = request
 
 
-def inputs_of(item: pytest.Item) -> dict[str, str]:
-    """The digests recorded by the fixtures ``item`` used (its whole closure and, where :func:`track` followed it,
-    the fixtures it asked for while it ran), by input name, sorted."""
-    recorded = item.config.stash.get(_RECORDED, {})
+def call_started(item: pytest.Item) -> None:
+    """Mark where ``item``'s body starts (the plugin's ``pytest_runtest_call``): the fixtures its request names
+    from here on are the ones the body asks for; those it named before include whatever the fixtures set up so far
+    asked for as they ran, which is not this row's."""
     request = item.stash.get(_REQUEST, None)
+    if request is not None:
+        item.stash[_BEFORE_CALL] = frozenset(request.fixturenames)
+
+
+def inputs_of(item: pytest.Item) -> dict[str, str]:
+    """The digests recorded by the fixtures ``item`` used (its closure, as collected, and, where :func:`track`
+    followed it, the fixtures its body asked for and their closures), by input name, sorted."""
+    recorded = item.config.stash.get(_RECORDED, {})
+    names = set(getattr(item, "fixturenames", ()))
+    request = item.stash.get(_REQUEST, None)
+    if request is not None:
+        names |= set(request.fixturenames) - item.stash.get(_BEFORE_CALL, frozenset())
     found: dict[str, str] = {}
-    for name in request.fixturenames if request is not None else getattr(item, "fixturenames", ()):
+    for name in sorted(names):
         found.update(recorded.get(name, {}))
     return dict(sorted(found.items()))
 

@@ -88,20 +88,19 @@ def test_heads_on_the_cpu_read_and_describe_as_before() -> None:
 def test_a_heads_row_on_cuda_is_judged_and_described_by_its_devices_calibration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device_file: bool) -> None:
     """The claims' own row function (``claims/test_heads.py``), given the ``heads_calibration`` fixture's
-    calibration (``fixtures/calibrations.py``), judges a row measured on CUDA with the noise of the CUDA calibration
+    calibration (``fixtures/calibrations.py``: ``HeadsCalibration.for_device``), judges a row measured on CUDA with the noise of the CUDA calibration
     when committed, else the CPU's, and its details name the file that judged it, the file the rows name."""
     from claims import test_heads as heads_claims
-    from fixtures.calibrations import heads_calibration_for
 
     _committed(tmp_path, "heads.json", device=device_file, change=_double_heads_values)
     monkeypatch.setattr(heads_claims, "per_seed", lambda lab, row: [0.6] * len(lab.seeds))
     lab = SimpleNamespace(device=torch.device("cuda"), seeds=list(range(42, 52)))
     judged = {}
     row = "heads.positional_vs_content[positional_head]"
-    cal, path = heads_calibration_for(lab.device, tmp_path)
+    cal = HeadsCalibration.for_device(lab.device, tmp_path)  # as the heads_calibration fixture reads it
     heads_claims._verify_row(lambda value, **kw: judged.update(kw, value=value), lab, cal, row, {}, bound=0.5)
     expected = HeadsCalibration(tmp_path / ("heads-cuda.json" if device_file else "heads.json"))
-    assert path == tmp_path / ("heads-cuda.json" if device_file else "heads.json")
+    assert cal.path == tmp_path / ("heads-cuda.json" if device_file else "heads.json")  # the file the rows name
     assert judged["noise"] == expected.sd(row, 10)
     assert judged["details"]["noise"].startswith(expected.describe(row))
     assert (FALLBACK in judged["details"]["noise"]) is not device_file

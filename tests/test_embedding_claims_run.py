@@ -70,6 +70,8 @@ def test_gpt2_claims_run_on_given_weights_and_fail_on_wrong_ones(pytester: pytes
     against_post = {rid for rid in rows if rid.endswith(("[top1]", "[top5]", "[cosines]", "-vs_post]"))}
     assert len(against_post) == 12
     assert all(rows[rid]["as_expected"] is False for rid in against_post)
+    read = [r for r in rows.values() if "GPT-2 model.safetensors" in r["inputs"]]  # every row that read the table
+    assert len(read) >= 12 and all("GPT-2 BPE vocabulary and merges" in r["inputs"] for r in read)  # names its BPE
 
 
 def test_glove_claim_fails_when_the_inputs_are_not_excluded(pytester: pytest.Pytester,

@@ -51,3 +51,19 @@ def test_a_tokenizer_is_named_by_its_vocabulary_and_merges() -> None:
 
     assert tokenizer_sha256(tok([("a", "b")])) == tokenizer_sha256(tok([("a", "b")]))
     assert tokenizer_sha256(tok([("a", "b")])) != tokenizer_sha256(tok([]))
+
+
+def test_each_calibration_names_the_file_it_read(tmp_path) -> None:
+    """The fixtures name a calibration by the file its loader read (``.path``, ``["path"]``), never by a second
+    lookup that could pick another: the CPU file where no device file is committed, the device's where it is."""
+    import shutil
+
+    from fixtures import CALIBRATION_DIR
+    from llm_claims_lab.extrapolation import Calibration, relative_probes_for
+
+    for name in ("extrapolation.json", "relative_bias.json"):
+        shutil.copy(CALIBRATION_DIR / name, tmp_path / name)
+    assert Calibration.for_device("cuda", tmp_path).path == tmp_path / "extrapolation.json"
+    assert relative_probes_for("cuda", tmp_path)["path"] == tmp_path / "relative_bias.json"
+    shutil.copy(CALIBRATION_DIR / "extrapolation.json", tmp_path / "extrapolation-cuda.json")
+    assert Calibration.for_device("cuda", tmp_path).path == tmp_path / "extrapolation-cuda.json"

@@ -1,7 +1,8 @@
 """Every row names the inputs it read (issue 33): a fixture records its inputs' digests once
 (``record_inputs``), and each row whose test uses that fixture, directly, through another one or by asking for it as it runs
 (``request.getfixturevalue``), carries them in
-``results.json``; a row that uses none carries none; a malformed digest is an error row naming the fixture."""
+``results.json``; a row that uses none carries none, also when it is the first test and an autouse fixture asked for
+the others' fixtures as it set up; a malformed digest is an error row naming the fixture."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ def model(request, eval_set):  # uses the evaluation set: a row using the model 
     record_inputs(request, {"toy weights": "fingerprint:" + "ab" * 8})
     return 2
 
+@pytest.fixture(scope="session", autouse=True)
+def builds(request):  # builds the model before any test, as the suite's build splitter does: no row's input
+    request.getfixturevalue("model")
+
 @pytest.fixture
 def broken(request):
     record_inputs(request, {"x": "md5:123"})
@@ -34,6 +39,11 @@ def broken(request):
 
 ROWS = '''
 from llm_claims_harness.declare import claim, exact
+@claim(id="toy.none", source="test", kind="beyond", expect_source="arithmetic", statement="s", post_value=2,
+       tolerance=exact(reason="integers"))
+def test_none(verify):
+    verify(2)
+
 @claim(id="toy.model", source="test", kind="beyond", expect_source="arithmetic", statement="s", post_value=2,
        tolerance=exact(reason="integers"))
 def test_model(verify, model):
@@ -42,11 +52,6 @@ def test_model(verify, model):
 @claim(id="toy.eval", source="test", kind="beyond", expect_source="arithmetic", statement="s", post_value=2,
        tolerance=exact(reason="integers"))
 def test_eval(verify, eval_set):
-    verify(2)
-
-@claim(id="toy.none", source="test", kind="beyond", expect_source="arithmetic", statement="s", post_value=2,
-       tolerance=exact(reason="integers"))
-def test_none(verify):
     verify(2)
 
 @claim(id="toy.asked", source="test", kind="beyond", expect_source="arithmetic", statement="s", post_value=2,

@@ -46,7 +46,8 @@ def relative_probes_path(device: torch.device | str, directory: Path) -> Path:
 
 def relative_probes_for(device: torch.device | str, directory: Path) -> dict:
     """The committed relative-bias probes that judge a run on ``device``: its device type's file when committed,
-    else the CPU's; ``note`` (added to the returned data) names which file and why, for every row's noise.
+    else the CPU's; ``note`` (added to the returned data) names which file and why, for every row's noise, and
+    ``path`` is the file read.
 
     Raises:
         llm_claims_lab.core.json_files.InputFileError: neither file exists, or the one read is not JSON or lacks what
@@ -57,7 +58,7 @@ def relative_probes_for(device: torch.device | str, directory: Path) -> dict:
     note = f"{path.name}: torch {data['torch']}"
     if fallback:
         note += f"; {fallback}"
-    return {**data, "note": note}
+    return {**data, "note": note, "path": path}
 
 
 def load_calibration(path: Path) -> dict:
@@ -87,9 +88,10 @@ class Calibration:
     Calibration seeds (1 … N) never include the suite's seed 42.
     """
 
-    def __init__(self, data: Mapping, *, note: str = "") -> None:
+    def __init__(self, data: Mapping, *, note: str = "", path: Path | None = None) -> None:
         self.data = data  # what load_calibration returns
         self.note = note  # how the calibration relates to this run, when not plainly (appended to describe())
+        self.path = path  # the file it was read from (None: built from data in memory)
 
     @classmethod
     def for_device(cls, device: torch.device | str, directory: Path) -> Calibration:
@@ -111,7 +113,7 @@ class Calibration:
             notes.append(f"calibrated under training code {data['training_code'][:12]}, today's is {code[:12]} "
                          "(rerun calibration/calibrate_extrapolation.py)")
         where = f"{path.name}: {data['device']}, torch {data['torch']}"
-        return cls(data, note=f" ({where}{'; ' + '; '.join(notes) if notes else ''})")
+        return cls(data, note=f" ({where}{'; ' + '; '.join(notes) if notes else ''})", path=path)
 
     def at_steps(self, steps: int) -> Calibration:
         """The calibration of the steps sweep's checkpoint after ``steps`` training steps (the file's
