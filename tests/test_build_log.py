@@ -58,3 +58,20 @@ def test_a_line_cut_by_a_killed_process_is_said_and_skipped(tmp_path) -> None:
     assert len(said) == 1 and f"{log}: skipped 1 line(s)" in said[0] and f"line {len(whole.splitlines()) + 1};" in said[0]
     log.write_bytes(b'{"time": "2026-')  # nothing else: an empty ledger, said
     assert build_log.read(log, say=said.append) == {} and len(said) == 2
+
+
+def test_each_workers_builds_show_how_they_were_packed(tmp_path, capsys) -> None:
+    """Per worker: its builds' span from the log's first event, the seconds it built and those it did not (the
+    gap between two builds, where it ran tests or waited); a build's time is its end, its seconds its length."""
+    def event(kind, second, worker, **extra):
+        return json.dumps({"time": f"2026-12-04T10:00:{second:02d}.000+00:00", "event": kind, "entry": "e",
+                           "worker": worker, **extra})
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join([event("build-start", 0, "gw0"), event("build", 10, "gw0", seconds=10.0),
+                              event("build", 30, "gw0", seconds=5.0),  # built from 25 s: idle 10 to 25
+                              event("build", 20, "gw1", seconds=18.0), event("load", 40, "gw1")]) + "\n")
+    workers = build_log.worker_builds(build_log.events(log))
+    assert [(w.worker, w.first_start, w.last_end, w.busy_s, w.idle_s) for w in workers] == [
+        ("gw0", 0.0, 30.0, 15.0, 15.0), ("gw1", 2.0, 20.0, 18.0, 0.0)]
+    assert build_log.main([str(log)]) == 0
+    assert "gw0: builds from 0 s to 30 s, building 15 s, not building 15 s" in capsys.readouterr().out

@@ -6,7 +6,8 @@ Phases, from the entry's name: ``evaluation`` (``…-eval{L}``: one trained chec
 and heads models).
 
 Run ``python -m llm_claims_lab.core.build_log EVENTS [--skip N] [--check-once]``: a Markdown table of CPU-seconds per
-model and phase; ``--skip N`` leaves out the log's first N lines (the events of earlier runs, in a cache that is
+model and phase, then each worker's builds (their span and the seconds it built nothing: how well the run's
+builds were packed on the workers); ``--skip N`` leaves out the log's first N lines (the events of earlier runs, in a cache that is
 kept between runs); ``--check-once`` exits 1 when an entry was built more than once (a run should train and
 evaluate each fingerprint once). A line that is not a whole event (cut short by a killed process) is said and
 skipped; exits 2 with one line on a missing or unreadable log, or another file in its place.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import datetime as dt
 import json
 import re
 import sys
@@ -53,24 +55,43 @@ class EntryLog:
 
 
 def read(path: Path, *, skip: int = 0, say: Callable[[str], None] | None = None) -> dict[str, EntryLog]:
-    """Every entry of the log at ``path`` after its first ``skip`` lines, in the order first seen. A line that is
-    not a whole cache event (cut short by a process killed while appending it, or garbage) is skipped, and
-    ``say`` (default: stderr) is told so in one line naming the file and the lines.
+    """Every entry of the log at ``path`` after its first ``skip`` lines, in the order first seen
+    (:func:`events`, whose errors it raises)."""
+    return entry_logs(events(path, skip=skip, say=say))
+
+
+def events(path: Path, *, skip: int = 0, say: Callable[[str], None] | None = None) -> list[dict]:
+    """The cache events of the log at ``path`` after its first ``skip`` lines, in order. A line that is not a
+    whole cache event (cut short by a process killed while appending it, or garbage) is skipped, and ``say``
+    (default: stderr) is told so in one line naming the file and the lines.
 
     Raises:
         FileNotFoundError: no log (a run that trained and loaded no model writes none). OSError: the log cannot
             be read. ValueError: no line is a cache event and a whole line is not one (another file in its place);
             the message names the file.
     """
-    entries: dict[str, EntryLog] = {}
     lines = Path(path).read_bytes().split(b"\n")  # the last: what follows the last newline, a line cut short
-    bad = []
+    found, bad = [], []
     for number, line in enumerate(lines[skip:], skip + 1):
         event = _event(line)
-        if event is None:
-            if line.strip():
-                bad.append(number)
-            continue
+        if event is not None:
+            found.append(event)
+        elif line.strip():
+            bad.append(number)
+    if bad and not found and bad != [len(lines)]:
+        raise ValueError(f"{path} is not a cache's event log: none of its lines is a cache event (a JSON object "
+                         f"with an 'entry'; line {bad[0]} is not); give the events.jsonl of a weight cache")
+    if bad:
+        (say or _to_stderr)(f"build_log: {path}: skipped {len(bad)} line(s) that are not whole cache events (cut "
+                            "short by a process killed while writing, or not a JSON object with an 'entry'): line "
+                            f"{', '.join(map(str, bad[:5]))}{', …' if len(bad) > 5 else ''}; counted the others")
+    return found
+
+
+def entry_logs(found: list[dict]) -> dict[str, EntryLog]:
+    """Per entry, in the order first seen, its builds, loads and corrupt copies among ``found`` events."""
+    entries: dict[str, EntryLog] = {}
+    for event in found:
         log = entries.setdefault(event["entry"], EntryLog(event["entry"]))
         if event.get("event") == "build":
             log.builds += 1
@@ -80,14 +101,49 @@ def read(path: Path, *, skip: int = 0, say: Callable[[str], None] | None = None)
             log.loads += 1
         elif event.get("event") == "corrupt":
             log.corrupt += 1
-    if bad and not entries and bad != [len(lines)]:
-        raise ValueError(f"{path} is not a cache's event log: none of its lines is a cache event (a JSON object "
-                         f"with an 'entry'; line {bad[0]} is not); give the events.jsonl of a weight cache")
-    if bad:
-        (say or _to_stderr)(f"build_log: {path}: skipped {len(bad)} line(s) that are not whole cache events (cut "
-                            "short by a process killed while writing, or not a JSON object with an 'entry'): line "
-                            f"{', '.join(map(str, bad[:5]))}{', …' if len(bad) > 5 else ''}; counted the others")
     return entries
+
+
+@dataclasses.dataclass
+class WorkerBuilds:
+    """One process's builds in a log (an xdist worker, or the process id outside xdist), in seconds after the
+    log's first event: when its first build started and its last ended, and how long it was building."""
+
+    worker: str
+    first_start: float
+    last_end: float
+    busy_s: float
+
+    @property
+    def idle_s(self) -> float:
+        """Seconds between its first build's start and its last's end in which it built nothing (it ran tests,
+        loaded, or waited)."""
+        return self.last_end - self.first_start - self.busy_s
+
+
+def worker_builds(found: list[dict]) -> list[WorkerBuilds]:
+    """Each process's builds among ``found`` events (a build event's time is its end, its ``seconds`` its
+    length), by worker name; events without a parseable time are left out."""
+    t0, spans = None, {}
+    for event in found:
+        try:
+            end = dt.datetime.fromisoformat(event["time"]).timestamp()
+        except (KeyError, TypeError, ValueError):
+            continue
+        t0 = end if t0 is None else min(t0, end)
+        if event.get("event") != "build":
+            continue
+        seconds = float(event.get("seconds", 0.0))
+        name = str(event.get("worker") or f"pid {event.get('pid')}")
+        first, last, busy = spans.get(name, (end - seconds, end, 0.0))
+        spans[name] = (min(first, end - seconds), max(last, end), busy + seconds)
+    return [WorkerBuilds(name, first - t0, last - t0, busy) for name, (first, last, busy) in sorted(spans.items())]
+
+
+def packing(workers: list[WorkerBuilds]) -> str:
+    """One line per worker: its builds' span, the seconds it was building and those it was not."""
+    return "\n".join(f"{w.worker}: builds from {w.first_start:.0f} s to {w.last_end:.0f} s, building {w.busy_s:.0f} s, "
+                     f"not building {w.idle_s:.0f} s" for w in workers)
 
 
 def _event(line: bytes) -> dict | None:
@@ -138,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave out the first N lines (earlier runs' events)")
     args = parser.parse_args(argv)
     try:
-        entries = read(args.events, skip=args.skip)
+        found = events(args.events, skip=args.skip)
     except FileNotFoundError:
         print(f"build_log: {args.events} does not exist: give the events.jsonl of a weight cache (a run that "
               "trained and loaded no model writes none)", file=sys.stderr)
@@ -146,7 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"build_log: {exc}", file=sys.stderr)
         return 2
+    entries = entry_logs(found)
     print(ledger(entries))
+    print("\nBuilds by worker (seconds after the log's first event):\n" + packing(worker_builds(found)))
     twice = built_twice(entries)
     builds = sum(log.builds for log in entries.values())
     print(f"{builds} builds of {len(entries)} entries; built more than once: "
