@@ -36,7 +36,9 @@ BLOCKS, PAIRS = 5, 8  # timed steps of each kind: PAIRS per block, each block on
               "synchronisations). A block's ratio is its shortest full-softmax step over its shortest sampled step: "
               "other processes only ever add time to a step (a descheduled thread, evicted caches), so the "
               "least-disturbed step of each kind measures the algorithm, not the load. Measured: the mean of the "
-              f"blocks' ratios; noise: their SD / √{BLOCKS}. The sentence speaks of the scoring only (10,000 "
+              "blocks' ratios, shown without ± noise: the ratio is this machine's (its memory bandwidth against "
+              "its arithmetic), and committed runs of this protocol on machines of one kind differ by 2×, far beyond "
+              "the blocks' spread within a run, which the details give as the spread of this run only. The sentence speaks of the scoring only (10,000 "
               "compared → 9), tested as the post's reading by ns.flop_ratio; this row shows what the saving is "
               "worth in the post's own loop.",
     kind="literal",
@@ -48,8 +50,12 @@ BLOCKS, PAIRS = 5, 8  # timed steps of each kind: PAIRS per block, each block on
     tolerance=at_least(2000, reason="'수천' means several thousand; we read it as at least 2,000×"),
     expect="refuted",
     deviation=KERNELS_DEVIATION,
-    version=3,
-    version_note="v3 (issue 30): the row measured the machine's load (10.8× committed, 14.1× alone on an idle "
+    version=4,
+    version_note=f"v4: no ± noise: the blocks' SD / √{BLOCKS} (e.g. 34.06 ± 0.53) claimed a precision that other "
+                 "runs of the same protocol do not share (16.2× and 17.4× in two committed runs, 34–36× in two "
+                 "others: the machine, not the blocks); the spread stays in the details as this run's; measure, "
+                 "tolerance and expectation unchanged, the verdict decided by the bound alone (a ratio capped near "
+                 "1,111× by its arithmetic cannot come near 2,000×). v3 (issue 30): the row measured the machine's load (10.8× committed, 14.1× alone on an idle "
                  "machine, 1.0× in a fresh clone's pytest -n auto beside other work: torch's thread pool "
                  "oversubscribed): the steps now run on one thread, interleaved, timed by the thread's CPU time, "
                  "in blocks on fresh copies of the model, and the ratio is of the shortest step of each kind per "
@@ -69,8 +75,8 @@ def test_wallclock_speedup(verify, word2vec, device):
     model = SkipGram(len(data.vocab), cfg.dim, kernels=cfg.kernels).to(device)
     times = time_steps(model, ids, cfg, device, blocks=BLOCKS, pairs=PAIRS)
     ratio, se = times.speedup()
-    verify(ratio, noise=se,
-           details={"full softmax (ms/step): shortest, median": [round(times.full.min() * 1e3, 2),
+    verify(ratio,
+           details={f"this run's spread (the blocks' SD / √{BLOCKS}; not between runs or machines)": round(se, 2),"full softmax (ms/step): shortest, median": [round(times.full.min() * 1e3, 2),
                                                                   round(float(np.median(times.full)) * 1e3, 2)],
                     "negative sampling (ms/step): shortest, median": [round(times.sampled.min() * 1e3, 2),
                                                                        round(float(np.median(times.sampled)) * 1e3, 2)],
@@ -78,8 +84,8 @@ def test_wallclock_speedup(verify, word2vec, device):
                     "ratio of medians": round(float(np.median(times.full) / np.median(times.sampled)), 2),
                     "clock": times.clock,
                     "timing thread's share of the wall time": None if times.share is None else round(times.share, 2),
-                    "noise covers": "the blocks' spread (copies of the model, step to step); the shortest step of "
-                                    "each kind is the one least disturbed by other processes",
+                    "spread covers": "the blocks within this run (copies of the model, step to step); the shortest "
+                                     "step of each kind is the one least disturbed by other processes",
                     "device": str(device)})
 
 
