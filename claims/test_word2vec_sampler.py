@@ -8,7 +8,7 @@ positions (ids 0 … N − 1, so each drawn id is its own index). Deterministic:
 
 import torch
 
-from llm_claims_harness.declare import Quote, at_most, claim, exact
+from llm_claims_harness.declare import Case, Quote, at_most, claim, exact
 from llm_claims_lab.word2vec.skipgram import SkipGramConfig, sample_batch
 
 SAMPLER_CORPUS = 20  # tokens: small, so that the first and last centres are drawn often
@@ -89,17 +89,44 @@ def test_window_offsets(verify, seed):
     source="Post A, '핵심 아이디어 (2) 네거티브 샘플링' ('진짜 정답(주변 단어) 1개와 아무렇게나 뽑은 오답(무작위 단어) 8개'); "
            "exp. 1 (3) ('neg = torch.randint(0, V, (B, NEG))  # 무작위 오답')",
     statement=f"The 8 wrong answers are random words of the whole vocabulary (V = {VOCAB:,}), drawn regardless of "
-              f"the pair: over {SAMPLER_BATCHES:,} batches, the share of negatives equal to their pair's true context "
-              "word is at most 0.1 %.",
-    kind="post", post_value="random words (무작위 단어)", unit="share of negatives",
+              f"the pair, measured over {SAMPLER_BATCHES:,} batches of 1,024 × 8 negatives.",
+    kind="post", post_value="random words (무작위 단어)",
     quote=Quote("진짜 정답(주변 단어) 1개와 아무렇게나 뽑은 오답(무작위 단어) 8개만 가져와서 …",
                 "take only the 1 true answer (the context word) and 8 randomly drawn wrong answers (random words) …"),
-    tolerance=at_most(0.001, reason=f"uniform draws over {VOCAB:,} rows hit the pair's own context 1 time in {VOCAB:,} "
-                             "(0.01 %); 0.1 % is 10× that, while negatives drawn from the pair's context hit 100 %"),
     expect_source="post A's code draws neg with torch.randint(0, V), independent of c and off",
+    cases={
+        "regardless_of_pair": Case(
+            statement="Drawn regardless of the pair: the share of negatives equal to their pair's true context word "
+                      "is at most 0.1 %.",
+            unit="share of negatives",
+            tolerance=at_most(0.001, reason=f"uniform draws over {VOCAB:,} rows hit the pair's own context 1 time in "
+                                     f"{VOCAB:,} (0.01 %); 0.1 % is 10× that, while negatives drawn from the pair's "
+                                     "context hit 100 %"),
+            params={"measure": "regardless_of_pair"}),
+        "whole_vocabulary": Case(
+            statement=f"From the whole vocabulary: every one of the {VOCAB:,} ids is drawn as a negative at least "
+                      "once (a range cut short by one, or a subset of the vocabulary, leaves ids never drawn).",
+            unit="ids never drawn",
+            tolerance=exact(reason="a count"),
+            post_value=0,
+            expect_source="arithmetic on post A's torch.randint(0, V): with 8,192,000 uniform draws over 10,000 "
+                          "ids, some id is never drawn with probability ≤ 10,000 · (1 − 1/10,000)^8,192,000 ≈ "
+                          "e^−810 ≈ 0",
+            params={"measure": "whole_vocabulary"}),
+    },
+    version=2,
+    version_note="v2 (review): the whole_vocabulary case added; the share of negatives equal to their context "
+                 "(now the regardless_of_pair case, measure and tolerance unchanged) passed a sampler drawing from "
+                 "part of the vocabulary",
 )
-def test_negatives_uniform(verify, seed):
+def test_negatives_uniform(verify, seed, measure):
     _, ctx, neg = _draws(seed, VOCAB)  # ctx [n], neg [n, K]
-    share = (neg == ctx[:, None]).float().mean().item()
-    verify(share, details={"negatives drawn": neg.numel(), "distinct ids drawn": int(neg.unique().numel()),
-                           "uniform expectation": 1 / VOCAB})
+    counts = torch.bincount(neg.reshape(-1), minlength=VOCAB)  # [V] (longer if an id ≥ V was drawn)
+    details = {"negatives drawn": neg.numel(), "distinct ids drawn": int(neg.unique().numel()),
+               "ids outside 0 … V − 1": int(counts[VOCAB:].sum()),
+               "total variation distance from uniform":
+                   round(0.5 * (counts[:VOCAB].double() / neg.numel() - 1 / VOCAB).abs().sum().item(), 4)}
+    if measure == "regardless_of_pair":
+        verify((neg == ctx[:, None]).float().mean().item(), details={**details, "uniform expectation": 1 / VOCAB})
+    else:
+        verify(int((counts[:VOCAB] == 0).sum()), details=details)

@@ -143,7 +143,17 @@ MUTATIONS = {
             center, ctx, neg = sample(ids, vocab_size, cfg, device)
             return center, ctx, ctx[:, None].expand_as(neg)
         S.sample_batch = broken
-        """, {"w2v.negatives_uniform"}),
+        """, {"w2v.negatives_uniform[regardless_of_pair]",
+              "w2v.negatives_uniform[whole_vocabulary]"}),  # the contexts are 20 ids of the 10,000
+    # negatives drawn from a range one short (torch.randint's high is exclusive): id V − 1 is never a negative
+    "negatives_range_one_short": (["test_word2vec_sampler.py"], """
+        import torch, llm_claims_lab.word2vec.skipgram as S
+        sample = S.sample_batch
+        def broken(ids, vocab_size, cfg, device):
+            center, ctx, neg = sample(ids, vocab_size, cfg, device)
+            return center, ctx, torch.randint(0, vocab_size - 1, neg.shape, device=device)
+        S.sample_batch = broken
+        """, {"w2v.negatives_uniform[whole_vocabulary]"}),
     # a lookup that reads the wrong row
     "lookup_off_by_one": (["test_embedding.py"], """
         import torch.nn.functional as F
