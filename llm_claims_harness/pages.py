@@ -56,17 +56,22 @@ def _run_lines(rows: list[Row], stopped: Stopped) -> list[str]:
 
 def _total(rows: list[Row], show: Callable[[str], str] = str) -> str:
     """``**N rows**, **M sentences judged** —`` and whether each decided verdict is the expected one (the ids that are
-    not, each as ``show`` writes it)."""
+    not, each as ``show`` writes it), and the decided rows whose verdict is not the one registered before measuring
+    (their expectation revised after: a prediction that failed, said here and not only in the ✎ list)."""
     judged = sentences(rows)
     unexpected = ", ".join(show(r.id) for r in rows if r.as_expected is False)
+    missed = ", ".join(show(r.id) for r in rows if r.revision and r.verdict in ("holds", "refuted")
+                       and r.preregistered_expect in ("holds", "refuted") and r.verdict != r.preregistered_expect)
     return (f"**{plural(len(rows), 'row')}**" + (f", **{plural(len(judged), 'sentence')} judged**" if judged else "")
-            + " — " + (f"**not as expected: {unexpected}**" if unexpected else "every decided verdict as expected."))
+            + " — " + (f"**not as expected: {unexpected}**" if unexpected else "every decided verdict as expected")
+            + (f"; **against the expectation registered before measuring** (revised after, {REVISED}): {missed}"
+               if missed else "") + ("" if unexpected else "."))
 
 
 def _counts(rows: list[Row]) -> list[str]:
     """The counts of ``rows`` (:func:`_total`), then a line per kind of claim: its sentences judged (each counted
     once, however many rows test it) and its rows."""
-    return [_total(rows), "", *(line for kind in kind_lines(rows) for line in wrap(kind, "- ")), ""]
+    return [*wrap(_total(rows)), "", *(line for kind in kind_lines(rows) for line in wrap(kind, "- ")), ""]
 
 
 def _whole(rows: list[Row], links: str) -> list[str]:
@@ -184,7 +189,7 @@ def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue:
                                         if on else "no rows measured"))
         lines += [line for kind in kind_lines(on) for line in wrap(kind, "  - ")]
     judged = sentence_lines(rows)
-    lines += ["", _total(rows, linked), "",
+    lines += ["", *wrap(_total(rows, linked)), "",
               *(["Sentences judged (each counted once, however many rows test it; the rule: on each page):", "",
                  *(f"- {line}" for line in judged), "", "Rows:", ""] if judged else []),
               *(f"- {line}" for line in summary_lines(rows)), ""]

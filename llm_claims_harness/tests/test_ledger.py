@@ -44,6 +44,9 @@ def test_pinned(verify):
     assert rows["toy.pinned"]["preregistered_expect"] == "none"
     text = (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
     assert "✎ 2 expectations set after measuring (findings of the suite" in text
+    # the headline says which decided verdict is not the prediction registered before measuring, not only the ✎ list
+    assert ("every decided verdict as expected; **against the expectation registered before measuring** (revised "
+            "after, ✎): [toy.revised](") in text
     result.stdout.fnmatch_lines(["✎ expectations set after measuring*: toy.pinned (regression check: holds), "
                                  "toy.revised (holds → refuted)"])
     assert "- beyond the posts: ✎ on expectations set after measuring: 1 holds, 1 refuted" in text
