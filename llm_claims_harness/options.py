@@ -28,10 +28,23 @@ def _positive_int(text: str) -> int:
     return _int_in(text, 1, 1000, "a positive integer up to 1000")
 
 
+def path_value(text: str) -> str:
+    """An option's path as given; an empty one (``--claims-report-dir=``, an unset shell variable) names nothing
+    and is refused, never read as the default.
+
+    Raises:
+        argparse.ArgumentTypeError: an empty or blank value (pytest's usage error, naming the option).
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value names no path; give one, or leave the option out for its "
+                                         "default")
+    return text
+
+
 def add(parser: pytest.Parser) -> None:
     """Add the harness's options (group ``claims``) to ``parser``."""
     group = parser.getgroup("claims", "claims suite")
-    group.addoption("--claims-report-dir", default=None, metavar="DIR",
+    group.addoption("--claims-report-dir", type=path_value, default=None, metavar="DIR",
                     help="where CLAIMS.md and results.json are written (default: <rootdir>/reports)")
     group.addoption("--no-claims-report", action="store_true",
                     help="measure and judge, but do not write the report")

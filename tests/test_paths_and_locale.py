@@ -67,6 +67,19 @@ def test_a_dangling_cache_dir_is_a_usage_error(links: Path) -> None:
     assert "Traceback" not in run.stderr
 
 
+def test_an_empty_path_option_is_a_usage_error() -> None:
+    """``--claims-cache-dir=`` (a shell variable left unset) names nothing: a usage error naming the option, for
+    every path option of the suite, never the default read in its place."""
+    options = ["--claims-cache-dir", "--claims-corpus", "--claims-gpt2-dir", "--claims-ko-eval-dir",
+               "--claims-data-dir", "--claims-data-mirror"]
+    for option in options:
+        run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q",
+                              "--no-claims-report", f"{option}=", "claims/test_alibi.py"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert run.returncode == pytest.ExitCode.USAGE_ERROR, option
+        assert f"argument {option}: an empty value names no path" in run.stderr and "Traceback" not in run.stderr
+
+
 def test_utf8_keeps_text_and_decodes_smuggled_bytes() -> None:
     smuggled = "캐시".encode("utf-8").decode("ascii", "surrogateescape")  # what LC_ALL=C makes of the argument
     assert utf8("캐시 ✎") == "캐시 ✎"
