@@ -45,6 +45,19 @@ def test_a_damaged_cache_is_fetched_or_built_again(tmp_path: Path) -> None:
     assert (store.ko_eval() / ws353.name).read_text(encoding="utf-8") == EVAL_FILES["WS353_korean.csv"]
 
 
+def test_a_damaged_copy_offline_is_said_to_fail_its_sha256(tmp_path: Path) -> None:
+    """Offline, a cached file that fails its sha256 is named as such, not as missing (a newcomer's garbage wiki_00
+    was said to be lacking); it is replaced once the file can be fetched."""
+    mini = mini_registry(tmp_path, f"http://127.0.0.1:{closed_port()}")
+    data.Store(tmp_path / "cache", data.mirror(str(mini.mirror), registry=mini.registry),
+               registry=mini.registry).ko_eval()  # filled from the mirror, then read with the network alone
+    ws353 = tmp_path / "cache" / "ko_wordvec_eval" / "WS353_korean.csv"
+    ws353.write_text("garbage", encoding="utf-8")
+    with pytest.raises(data.DataUnavailable, match="holds a copy of ko_wordvec_eval/WS353_korean.csv that fails "
+                                                   "its sha256 check"):
+        data.Store(tmp_path / "cache", registry=mini.registry).ko_eval()
+
+
 def test_concurrent_builds_build_once(tmp_path: Path) -> None:
     mini = mini_registry(tmp_path)
     lines: list[str] = []

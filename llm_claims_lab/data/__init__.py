@@ -189,8 +189,10 @@ class Store:
                     raise ExplicitPathError(
                         f"{self.mirror.how} names {self.mirror.root}, but {source} cannot be read ({why}): "
                         f"expected the published file {f.url}{' xz-compressed' if packed else ''}") from None
+                held = ("holds a copy of " + f.path + " that fails its sha256 check (damaged or another file; "
+                        "it is replaced once the file can be fetched)") if target.exists() else "lacks " + f.path
                 raise DataUnavailable(
-                    f"the data cache {self.root} lacks {f.path} and {f.url} cannot be fetched ({why}). On a "
+                    f"the data cache {self.root} {held} and {f.url} cannot be fetched ({why}). On a "
                     f"machine with network run `{FETCH_COMMAND} --data-dir DIR` and copy DIR here, then pass "
                     f"--claims-data-dir DIR (or ${DATA_DIR_ENV}=DIR); or set ${MIRROR_ENV} "
                     f"(--claims-data-mirror) to a mirror directory or URL") from None
