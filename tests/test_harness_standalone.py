@@ -158,3 +158,15 @@ def test_the_distribution_carries_its_readme_types_and_changelog(harness_only, t
             "('py.typed', 'CHANGELOG.md', 'README.md')))\n")
     run = _python(harness_only, tmp_path, "-c", code)
     assert run.stdout.splitlines() == ["text/markdown", "True", "['CHANGELOG.md', 'README.md', 'py.typed']"], run.stderr
+
+
+def test_the_harness_config_registers_the_suites_selection_markers() -> None:
+    """``pytest -m "not slow" llm_claims_harness/tests -n 2`` reads the harness's own pyproject (its rootdir): a
+    marker the suite selects by that it did not register failed the run (under xdist an INTERNALERROR naming no
+    marker, newcomer's try); it registers every marker of the suite's that README or docs select with ``-m``."""
+    def markers(path: Path) -> set[str]:
+        ini = tomllib.loads(path.read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+        return {line.split(":")[0] for line in ini.get("markers", [])}
+    said = "".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+    selected = set(re.findall(r"""-m\s+["']?not\s+(\w+)""", said)) & markers(ROOT / "pyproject.toml")
+    assert "slow" in selected and selected <= markers(ROOT / "llm_claims_harness" / "pyproject.toml")
