@@ -200,10 +200,13 @@ def kind_counts(rows: Iterable[Row]) -> str:
 
 def revised(rows: Iterable[Row]) -> list[str]:
     """``id (holds → refuted)`` for every row whose expectation was revised after measuring, by id
-    (``id (regression check: refuted)`` when nothing was predicted)."""
-    return [f"{r.id} ({r.preregistered_expect} → {r.expected_verdict})"
-            if r.preregistered_expect != NO_PREDICTION else f"{r.id} (regression check: {r.expected_verdict})"
-            for r in sorted(rows, key=lambda r: r.id) if r.revision]
+    (``id (regression check: refuted)`` when nothing was predicted), then ``, this run: error`` where the row's
+    verdict is not that expectation (an expectation is not a result)."""
+    def said(r: Row) -> str:
+        expected = (f"{r.preregistered_expect} → {r.expected_verdict}" if r.preregistered_expect != NO_PREDICTION
+                    else f"regression check: {r.expected_verdict}")
+        return f"{r.id} ({expected}{'' if r.verdict == r.expected_verdict else f', this run: {r.verdict}'})"
+    return [said(r) for r in sorted(rows, key=lambda r: r.id) if r.revision]
 
 
 def inconclusive(rows: Iterable[Row]) -> list[str]:

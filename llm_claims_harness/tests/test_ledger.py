@@ -53,3 +53,20 @@ def test_pinned(verify):
     assert "- the posts' claims: 1 confirmed" in text
     pages = "".join(p.read_text(encoding="utf-8") for p in (pytester.path / "reports").glob("CLAIMS-*.md"))
     assert sum(line.count("✎") for line in pages.splitlines() if line.startswith("| [toy.")) == 2
+
+
+def test_a_revised_row_that_errors_is_not_listed_as_its_expectation(pytester: pytest.Pytester) -> None:
+    """The ✎ list names each revised row's expectation; one whose run gave another verdict (here an error) says
+    so, so that the expectation is not read as its result."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_toy_broken='''
+from llm_claims_harness.declare import NO_PREDICTION, Revision, claim, exact
+@claim(id="toy.pinned", source="test", kind="beyond", expect_source="regression", statement="s",
+       tolerance=exact(reason="x"), reference="1", expect="refuted",
+       revised=Revision(NO_PREDICTION, "nothing predicts it", "a fixed file gave it", "reports/results.json", "f00"))
+def test_pinned(verify):
+    raise RuntimeError("input missing")
+''')
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(["✎ expectations set after measuring*: toy.pinned (regression check: refuted, this "
+                                 "run: error)"])
