@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from llm_claims_harness import markdown, order
 from llm_claims_harness.declare import DECISION_SIGMAS
 from llm_claims_harness.posts import Registry
-from llm_claims_harness.report import (REVISED, inconclusive, kind_lines, revised, sentence_lines, sentences,
-                                       summary_lines)
+from llm_claims_harness.report import (REVISED, inconclusive, kind_lines, missed_predictions, revised,
+                                       sentence_lines, sentences, summary_lines)
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import cell, cut, fit, plural, wrap
 
@@ -60,8 +60,7 @@ def _total(rows: list[Row], show: Callable[[str], str] = str) -> str:
     (their expectation revised after: a prediction that failed, said here and not only in the ✎ list)."""
     judged = sentences(rows)
     unexpected = ", ".join(show(r.id) for r in rows if r.as_expected is False)
-    missed = ", ".join(show(r.id) for r in rows if r.revision and r.verdict in ("holds", "refuted")
-                       and r.preregistered_expect in ("holds", "refuted") and r.verdict != r.preregistered_expect)
+    missed = ", ".join(show(r.id) for r in missed_predictions(rows))
     return (f"**{plural(len(rows), 'row')}**" + (f", **{plural(len(judged), 'sentence')} judged**" if judged else "")
             + " — " + (f"**not as expected: {unexpected}**" if unexpected else "every decided verdict as expected")
             + (f"; **against the expectation registered before measuring** (revised after, {REVISED}): {missed}"

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from llm_claims_harness.declare import NO_PREDICTION, flatten
+from llm_claims_harness.declare import NO_PREDICTION, VERDICTS, flatten
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import plural
 
@@ -207,6 +207,13 @@ def revised(rows: Iterable[Row]) -> list[str]:
                     else f"regression check: {r.expected_verdict}")
         return f"{r.id} ({expected}{'' if r.verdict == r.expected_verdict else f', this run: {r.verdict}'})"
     return [said(r) for r in sorted(rows, key=lambda r: r.id) if r.revision]
+
+
+def missed_predictions(rows: Iterable[Row]) -> list[Row]:
+    """The decided rows whose verdict is not the one registered before measuring (their expectation revised
+    after: a prediction that failed), in the given order."""
+    return [r for r in rows if r.revision and r.verdict in VERDICTS and r.preregistered_expect in VERDICTS
+            and r.verdict != r.preregistered_expect]
 
 
 def inconclusive(rows: Iterable[Row]) -> list[str]:
