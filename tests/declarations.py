@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import child_pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = '''
@@ -36,8 +35,7 @@ def collect(tmp: Path) -> list[dict[str, Any]]:
     (tmp / "declared_probe.py").write_text(PROBE, encoding="utf-8")
     out = tmp / "declared.json"
     env = {**os.environ, "CLAIMS_DECLARED_OUT": str(out), "PYTHONPATH": str(tmp)}
-    proc = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "claims"), "--collect-only", "-q",
-                           "-p", "declared_probe", "-p", "no:cacheprovider", "--no-claims-report"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    run = child_pytest.run([str(ROOT / "claims"), "--collect-only", "-q", "-p", "declared_probe", "-p",
+                            "no:cacheprovider", "--no-claims-report"], cwd=ROOT, env=env)
+    assert run.ret == 0, str(run.stdout)[-3000:] + str(run.stderr)[-3000:]
     return json.loads(out.read_text(encoding="utf-8"))

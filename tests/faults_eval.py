@@ -9,11 +9,11 @@ import dataclasses
 import hashlib
 import lzma
 import os
-import subprocess
 import sys
 import warnings
 from pathlib import Path
 
+import child_pytest
 import pytest
 import torch
 from faults_common import TRUNCATIONS, assert_clear, flip_byte, replace_with, scenario, truncate
@@ -159,16 +159,14 @@ def _low_coverage_through_pytest(tmp_path: Path, *, named: bool) -> None:
         f"    few = WordList({WORDS[:3] + WORDS[20:23]!r}, name='a 6-word vocabulary', hint='')\n"
         f"    ws353_score(torch.zeros(6, 4), few, load_ws353(Path({str(directory / ko_eval.WS353_FILE)!r})))\n",
         encoding="utf-8")
-    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "--no-claims-report",
-            "-rs", "-q", f"--claims-cache-dir={tmp_path / 'weights'}", str(suite / "test_row.py")]
+    args = ["-p", "no:cacheprovider", "-p", "no:randomly", "--no-claims-report", "-rs", "-q", f"--claims-cache-dir={tmp_path / 'weights'}", str(suite / "test_row.py")]
     if named:
         args.append(f"--claims-ko-eval-dir={directory}")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAIMS_", "PYTEST_"))}
-    result = subprocess.run(args, cwd=suite, capture_output=True, text=True, env={**env, "PYTHONPATH": str(ROOT)},
-                            timeout=300)
+    result = child_pytest.run(args, cwd=suite, env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
     expected = ("1 failed", "NotMeasurable: 3 of the 20 WS-353 pairs") if named else (
         "1 skipped", "not measurable: 3 of the 20 WS-353 pairs")
-    assert all(text in result.stdout for text in expected), result.stdout + result.stderr
+    assert all(text in str(result.stdout) for text in expected), f"{result.stdout}\n{result.stderr}"
 
 
 def _corpus(tmp_path: Path, suffix: str = ".txt") -> Path:

@@ -1,9 +1,9 @@
 """Claim modules run with a planted bug: the runner of the mutation tests (``tests/test_*_catch_bugs.py``).
 
 A mutation test copies the claim modules a bug concerns into a ``pytester`` directory, plants the bug (Python source,
-run at the end of a copy of the suite's conftest), runs pytest there in a subprocess and reads the report that run
-writes. The claims' shared helpers (``claims/*_common.py``) are not copied: the modules import them as
-``claims.<helper>`` from the repository root, which the subprocess has on ``PYTHONPATH``.
+run at the end of a copy of the suite's conftest), runs pytest there in a child process (:mod:`child_pytest`) and
+reads the report that run writes. The claims' shared helpers (``claims/*_common.py``) are not copied: the modules
+import them as ``claims.<helper>`` from the repository root, which the child has on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import child_pytest
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +30,7 @@ def run_with_bug(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mod
     pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
     report = pytester.path / "reports" / "results.json"
     report.unlink(missing_ok=True)  # a second run in one directory must not read the first one's rows
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", *args)
     rows = json.loads(report.read_text(encoding="utf-8"))["claims"] if report.exists() else []
     return result, {r["id"]: r for r in rows}
 

@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 
+import child_pytest
 import pytest
 import torch
 from safetensors import safe_open
@@ -198,17 +199,17 @@ def test_xdist_workers_train_once_per_run(pytester: pytest.Pytester, monkeypatch
     root = pytester.path / "weights"
     args = ["-n", "2", "-p", "no:cacheprovider", "--no-claims-report", "--claims-cache-dir", str(root)]
 
-    cold = pytester.runpytest_subprocess(*args)
+    cold = child_pytest.runpytest(pytester, *args)
     cold.assert_outcomes(passed=4)
     log = events(root)
     assert [e["event"] for e in log].count("build") == 1
     assert {e["worker"] for e in log} == {"gw0", "gw1"}  # both workers used the one entry
     assert "training toy-" in cold.stderr.str()  # progress reaches the terminal
 
-    pytester.runpytest_subprocess(*args).assert_outcomes(passed=4)
+    child_pytest.runpytest(pytester, *args).assert_outcomes(passed=4)
     assert [e["event"] for e in events(root)].count("build") == 1  # warm: nothing trained
 
-    pytester.runpytest_subprocess(*args, "--claims-retrain").assert_outcomes(passed=4)
+    child_pytest.runpytest(pytester, *args, "--claims-retrain").assert_outcomes(passed=4)
     retrained = [e for e in events(root)[len(log):] if e["event"] == "build"]
     assert len(retrained) == 1  # retrained once for the whole run, not once per worker
 
@@ -217,7 +218,7 @@ def test_xdist_workers_train_once_per_run(pytester: pytest.Pytester, monkeypatch
 def test_bad_seed_count_is_a_usage_error(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, value):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-seeds={value}")
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", f"--claims-seeds={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--claims-seeds" in result.stderr.str() and "Traceback" not in result.stderr.str()
 
@@ -226,7 +227,7 @@ def test_the_renamed_word2vec_option_names_its_replacement(pytester: pytest.Pyte
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--claims-w2v-optimizer", "adam")
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", "--claims-w2v-optimizer", "adam")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "replaced by --claims-w2v-kernels" in result.stderr.str() and "Traceback" not in result.stderr.str()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import child_pytest
 import pytest
 from toy_suite import CONFTEST
 
@@ -61,8 +62,8 @@ def test_committed_catalogue_is_current(pytester: pytest.Pytester, tmp_path: Pat
     """reports/CATALOGUE*.md say what the declarations say, every page within its budget; regenerate with
     `pytest --claims-catalogue`."""
     # in a subprocess: an in-process run would drop the C extensions the claims import (numpy's cannot load twice)
-    result = pytester.runpytest_subprocess(str(ROOT / "claims"), "-p", "no:cacheprovider", "--claims-catalogue",
-                                           f"--claims-report-dir={tmp_path}")
+    result = child_pytest.runpytest(pytester, str(ROOT / "claims"), "-p", "no:cacheprovider", "--claims-catalogue",
+                                              f"--claims-report-dir={tmp_path}")
     assert result.ret == 0
     fresh = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("CATALOGUE*.md")}
     committed = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "reports").glob("CATALOGUE*.md")}

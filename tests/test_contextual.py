@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
+import child_pytest
 import pytest
 import torch
 from gpt2_checkpoints import taken_as_published, tiny_is_gpt2_small
@@ -155,8 +156,8 @@ def test_a_model_of_another_shape_is_not_gpt2(pytester: pytest.Pytester, monkeyp
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
     pytester.makepyfile("def test_needs_gpt2(gpt2_model):\n    pass\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--no-claims-report",
-                                           f"--claims-gpt2-dir={tiny_dir}")
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", "--no-claims-report",
+                                              f"--claims-gpt2-dir={tiny_dir}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{tiny_dir}/model.safetensors is not GPT-2 small: n_embd = 32 (GPT-2 small: "
                                  "768), n_layer = 2 (GPT-2 small: 12)*"])

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import child_pytest
 import pytest
 import torch
 from gpt2_checkpoints import glove_package, taken_as_published
@@ -49,7 +50,7 @@ def _run_claims(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, modu
     monkeypatch.delenv(GPT2_DIR_ENV, raising=False)
     shutil.copy(ROOT / "claims" / module, pytester.path / module)
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + conftest_extra)
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    child_pytest.runpytest(pytester, "-p", "no:cacheprovider", *args)
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
     return {r["id"]: r for r in rows}
 

@@ -8,12 +8,11 @@ the CUDA selection collects the reduced set. The dry run and the planted differe
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
+import child_pytest
 import pytest
 import torch
 
@@ -126,14 +125,9 @@ def test_cuda_selection_is_the_reduced_set() -> None:
     """The CUDA selection collects the rows of learned, sinusoidal and relative extrapolation, every heads row
     and the one skip-gram row, and nothing else."""
     args, _ = gpu_check.SELECTIONS["cuda"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "--no-claims-report", *args],
-        cwd=gpu_common.ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    ids = [line for line in proc.stdout.splitlines() if "::" in line]
+    run = child_pytest.run(["--co", "-q", "-p", "no:cacheprovider", "--no-claims-report", *args],
+                           cwd=gpu_common.ROOT, timeout=300)
+    ids = [line for line in run.outlines if "::" in line]
     functions = {i.split("::")[1].split("[")[0] for i in ids}
     assert functions == {
         "test_learned",
@@ -144,5 +138,5 @@ def test_cuda_selection_is_the_reduced_set() -> None:
         "test_add_vs_concat",
         "test_subspaces",
         "test_ws353",
-    }, proc.stdout
+    }, str(run.stdout)
     assert [i for i in ids if "test_ws353" in i] == ["claims/test_word2vec.py::test_ws353[trained]"]

@@ -11,6 +11,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import child_pytest
 import pytest
 import torch
 
@@ -156,9 +157,9 @@ def test_claims_fail_on_broken_measurement(pytester: pytest.Pytester, monkeypatc
     shutil.copy(ROOT / "claims" / "test_heads.py", pytester.path / "test_heads.py")
     conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
     pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", claim,
-                                           f"--claims-cache-dir={cache_dir(pytestconfig)}",
-                                           f"--claims-seed={pytestconfig.getoption('claims_seed')}")
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", "-k", claim,
+                                              f"--claims-cache-dir={cache_dir(pytestconfig)}",
+                                              f"--claims-seed={pytestconfig.getoption('claims_seed')}")
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
     rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows

@@ -9,10 +9,9 @@ error and give the same node ids, so no row is lost to a mode (issue 32: ``impor
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+import child_pytest
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,10 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def collected(directory: str, *mode: str) -> list[str]:
     """The node ids ``pytest --co -q`` collects in ``directory`` (relative to the repository root) with the extra
     import-mode arguments ``mode``; fails the test with pytest's output if collection exits non-zero."""
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--no-claims-report", "--co", "-q",
-                          *mode, directory], cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == pytest.ExitCode.OK, f"collection under {mode or 'prepend'} failed:\n{run.stdout[-4000:]}"
-    return [line for line in run.stdout.splitlines() if "::" in line]
+    run = child_pytest.run(["-p", "no:cacheprovider", "--no-claims-report", "--co", "-q", *mode, directory], cwd=ROOT)
+    assert run.ret == pytest.ExitCode.OK, f"collection under {mode or 'prepend'} failed:\n{str(run.stdout)[-4000:]}"
+    return [line for line in run.outlines if "::" in line]
 
 
 @pytest.mark.parametrize("directory", ["claims", "tests"])

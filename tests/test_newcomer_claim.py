@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import child_pytest
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +29,7 @@ def test_readme_claim_runs_as_written(pytester: pytest.Pytester) -> None:
     (pytester.path / "claims" / "test_row_norm.py").write_text(readme_example(), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     pytester._monkeypatch.setattr(os, "environ", env)  # the subprocess imports `fixtures` from the checkout
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "claims")
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", "claims")
     result.assert_outcomes(passed=2)
     rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
     assert set(rows) == {"pe.sin.row_norm[d6]", "pe.sin.row_norm[d512]"}

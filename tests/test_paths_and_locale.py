@@ -2,7 +2,10 @@
 a usage error naming the link and its missing target (:func:`llm_claims_harness.paths.not_writable_dir`, which the
 report directory and the trained-weights cache share, and the library's copy for the data directory), and a report is written whatever the locale: under
 ``LC_ALL=C`` (no UTF-8 mode) a Korean argument reaches Python as lone surrogates, which the report records as the
-UTF-8 text it was (:func:`llm_claims_harness.text.utf8`) instead of crashing while writing the index."""
+UTF-8 text it was (:func:`llm_claims_harness.text.utf8`) instead of crashing while writing the index.
+
+The locale tests start a new interpreter (``LC_ALL=C`` acts as Python starts); the others run pytest in a preloaded
+child (:mod:`child_pytest`)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import child_pytest
 import pytest
 
 from llm_claims_harness.paths import not_writable_dir
@@ -49,7 +53,7 @@ def test_a_dangling_link_is_named_with_its_missing_target(links: Path, not_writa
 def test_a_dangling_report_dir_is_a_usage_error(pytester: pytest.Pytester, links: Path) -> None:
     pytester.makeconftest(TOY_POSTS)
     pytester.makepyfile(test_one=CLAIMS)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--claims-report-dir={links / 'dangling'}")
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", f"--claims-report-dir={links / 'dangling'}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: report: --claims-report-dir={links / 'dangling'}: {links / 'dangling'} is a "
                                  f"dangling symbolic link: its target '{links / 'missing'}' does not exist; expected*"])
@@ -58,13 +62,13 @@ def test_a_dangling_report_dir_is_a_usage_error(pytester: pytest.Pytester, links
 
 def test_a_dangling_cache_dir_is_a_usage_error(links: Path) -> None:
     """The suite's ``--claims-cache-dir`` uses the same check, before anything is collected or measured."""
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "claims", "--co", "-q",
-                          "--no-claims-report", f"--claims-cache-dir={links / 'dangling'}"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.stdout[-2000:] + run.stderr[-2000:]
+    run = child_pytest.run(["-p", "no:cacheprovider", "claims", "--co", "-q", "--no-claims-report",
+                            f"--claims-cache-dir={links / 'dangling'}"], cwd=ROOT, timeout=300)
+    said = str(run.stderr)
+    assert run.ret == pytest.ExitCode.USAGE_ERROR, str(run.stdout)[-2000:] + said[-2000:]
     assert (f"ERROR: trained-weights cache: --claims-cache-dir={links / 'dangling'}: {links / 'dangling'} is a "
-            f"dangling symbolic link: its target '{links / 'missing'}' does not exist") in run.stderr
-    assert "Traceback" not in run.stderr
+            f"dangling symbolic link: its target '{links / 'missing'}' does not exist") in said
+    assert "Traceback" not in said
 
 
 def test_an_empty_path_option_is_a_usage_error() -> None:
@@ -73,11 +77,11 @@ def test_an_empty_path_option_is_a_usage_error() -> None:
     options = ["--claims-cache-dir", "--claims-corpus", "--claims-gpt2-dir", "--claims-ko-eval-dir",
                "--claims-data-dir", "--claims-data-mirror"]
     for option in options:
-        run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q",
-                              "--no-claims-report", f"{option}=", "claims/test_alibi.py"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert run.returncode == pytest.ExitCode.USAGE_ERROR, option
-        assert f"argument {option}: an empty value names no path" in run.stderr and "Traceback" not in run.stderr
+        run = child_pytest.run(["-p", "no:cacheprovider", "--co", "-q", "--no-claims-report", f"{option}=",
+                                "claims/test_alibi.py"], cwd=ROOT, timeout=300)
+        said = str(run.stderr)
+        assert run.ret == pytest.ExitCode.USAGE_ERROR, option
+        assert f"argument {option}: an empty value names no path" in said and "Traceback" not in said
 
 
 def test_utf8_keeps_text_and_decodes_smuggled_bytes() -> None:

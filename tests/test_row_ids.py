@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import child_pytest
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,8 +35,8 @@ def pytest_collection_finish(session):
 def test_each_row_id_selects_exactly_its_row(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(rowid_probe=PROBE)
     pytester.syspathinsert()
-    result = pytester.runpytest_subprocess(str(ROOT / "claims"), "--collect-only", "-q", "-p", "rowid_probe",
-                                           "-p", "no:cacheprovider", "--no-claims-report")
+    result = child_pytest.runpytest(pytester, str(ROOT / "claims"), "--collect-only", "-q", "-p", "rowid_probe",
+                                              "-p", "no:cacheprovider", "--no-claims-report")
     assert result.ret == 0, result.stderr.str()
     probe = json.loads((pytester.path / "selection.json").read_text(encoding="utf-8"))
     assert len(probe["rows"]) > 100
@@ -48,7 +49,7 @@ def test_k_selects_rows_copied_from_the_report(pytester: pytest.Pytester) -> Non
     """Two row ids joined by ``or``, as a user copies them from the report: exactly those rows, and ``[k1]``
     does not select ``[k10]`` (one run of pytest checks both)."""
     expression = "pe.sin.shift_is_linear_map[k1] or pe.sin.shift_is_linear_map[k3]"
-    result = pytester.runpytest_subprocess(str(ROOT / "claims" / "test_sinusoidal.py"), "--collect-only", "-q",
-                                           "-k", expression, "-p", "no:cacheprovider", "--no-claims-report")
+    result = child_pytest.runpytest(pytester, str(ROOT / "claims" / "test_sinusoidal.py"), "--collect-only", "-q",
+                                              "-k", expression, "-p", "no:cacheprovider", "--no-claims-report")
     assert [line.split("::")[-1] for line in result.outlines if "::" in line] == [
         "test_shift_is_linear_map[k1]", "test_shift_is_linear_map[k3]"]  # not [k10], [k30]
