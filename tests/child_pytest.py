@@ -12,7 +12,7 @@ those modules in memory and imports the rest (pytest's plugins, the harness, the
 planted bug) fresh, as a new interpreter would. The child is set up as ``python -m pytest ARGS`` would be: the
 working directory, exactly the environment given, ``sys.path`` (the directory, ``PYTHONPATH``, then the
 interpreter's own), ``sys.argv``, stdin from ``/dev/null``, stdout and stderr to files; torch's thread count from
-``OMP_NUM_THREADS``, else one per usable core (a new interpreter reads it as torch loads; the server loaded torch
+the thread variables as a new interpreter's torch finds it (it reads them as it loads; the server loaded torch
 under whatever its first caller had set); the exit functions run at its end (``tests/test_child_pytest.py``
 compares a child with a new interpreter).
 What it does not reproduce: a locale or ``PYTHONIOENCODING`` other than UTF-8, ``PYTHONWARNINGS``, warnings that
@@ -50,17 +50,26 @@ _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(PRELOAD)
 
 
+# What sets torch's intra-op thread count as it loads (through MKL's mkl_get_max_threads: MKL_NUM_THREADS, else
+# OMP_NUM_THREADS, at most one per physical core unless MKL_DYNAMIC is false).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "MKL_DYNAMIC")
+
+
 @functools.cache
-def _interpreter_path() -> tuple[str, ...]:
-    """``sys.path`` of a new interpreter less its first entry (the script's directory) and ``PYTHONPATH``."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"], env=env,
-                         cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True).stdout
-    return tuple(json.loads(out))
+def _new_interpreter(threads: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], int]:
+    """What a new interpreter starts with that a fork of the server does not, under the thread variables
+    ``threads``: ``sys.path`` less its first entry (the script's directory) and ``PYTHONPATH``, and torch's thread
+    count (asked of a new interpreter, once per set of values, rather than modelled here)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", *THREAD_VARIABLES)} | dict(threads)
+    code = "import json, sys, torch; print(json.dumps([sys.path[1:], torch.get_num_threads()]))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tempfile.gettempdir(), capture_output=True,
+                         text=True, check=True).stdout
+    path, count = json.loads(out)
+    return tuple(path), count
 
 
-def _child(args: Sequence[str], cwd: str, env: dict[str, str], interpreter_path: Sequence[str], out: str,
-           err: str) -> None:
+def _child(args: Sequence[str], cwd: str, env: dict[str, str], interpreter_path: Sequence[str], threads: int,
+           out: str, err: str) -> None:
     """In the forked child: become ``python -m pytest ARGS`` run in ``cwd`` with ``env``, then exit with its code."""
     for fileno, path in ((0, os.devnull), (1, out), (2, err)):
         fd = os.open(path, os.O_RDONLY if fileno == 0 else os.O_WRONLY)
@@ -75,10 +84,7 @@ def _child(args: Sequence[str], cwd: str, env: dict[str, str], interpreter_path:
     sys.path[:] = [cwd, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep)), *interpreter_path]
     sys.argv = [str(Path(pytest.__file__).with_name("__main__.py")), *args]
     gc.freeze()  # the preloaded modules' objects: pytest's gc.collect() at its end need not walk them again
-    if "torch" in sys.modules:  # the count a new interpreter's torch reads from the environment as it loads
-        threads = env.get("OMP_NUM_THREADS", "")
-        sys.modules["torch"].set_num_threads(int(threads) if threads.isdigit() and int(threads) > 0
-                                             else len(os.sched_getaffinity(0)))
+    sys.modules["torch"].set_num_threads(threads)  # what a new interpreter's torch reads as it loads
     try:
         code = pytest.console_main()
     finally:
@@ -102,7 +108,8 @@ def run(args: Sequence[str | os.PathLike[str]], *, cwd: str | os.PathLike[str], 
         out, err = Path(tmp, "stdout"), Path(tmp, "stderr")
         out.touch(), err.touch()
         start = time.perf_counter()
-        child = _CONTEXT.Process(target=_child, args=(args, os.fspath(cwd), env, _interpreter_path(), str(out),
+        path, threads = _new_interpreter(tuple((k, env[k]) for k in THREAD_VARIABLES if k in env))
+        child = _CONTEXT.Process(target=_child, args=(args, os.fspath(cwd), env, path, threads, str(out),
                                                       str(err)))
         child.start()
         child.join(timeout)

@@ -46,7 +46,8 @@ def probe_dir(tmp_path: Path) -> Path:
 def _env(where: Path, **extra: str) -> dict[str, str]:
     """This process's environment less the thread count (so each way must find torch's default itself), with
     ``PYTHONPATH`` naming the directory and a variable the run must see."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "PYTEST_ADDOPTS", "PYTHONPATH")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTEST_ADDOPTS", "PYTHONPATH")}
     return env | {"PYTHONPATH": os.pathsep.join([str(where / "lib"), str(where)]), "PROBE_VAR": "κ"} | extra
 
 
@@ -63,11 +64,17 @@ def test_a_child_is_set_up_as_a_new_interpreter(probe_dir: Path) -> None:
     assert "to stderr" in str(child.stdout) + str(child.stderr)  # pytest -s: the test's stderr goes to fd 2
 
 
-def test_a_child_reads_the_thread_count_and_exit_code_it_is_given(probe_dir: Path) -> None:
-    child = child_pytest.run(["-p", "no:cacheprovider", "-s", "-q", "test_probe.py"], cwd=probe_dir,
-                             env=_env(probe_dir, OMP_NUM_THREADS="3", PROBE_FAIL="1"))
+@pytest.mark.parametrize("threads", [{"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "1"}],
+                         ids=["omp", "mkl_over_omp"])
+def test_a_child_reads_the_thread_count_and_exit_code_it_is_given(probe_dir: Path, threads: dict[str, str]) -> None:
+    """torch's thread count as a new interpreter finds it under the same variables (a local Dask cluster sets
+    ``MKL_NUM_THREADS=1`` in the process that starts it, which then reaches every child it starts)."""
+    env = _env(probe_dir, PROBE_FAIL="1", **threads)
+    fresh = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"], env=env,
+                           capture_output=True, text=True, check=True)
+    child = child_pytest.run(["-p", "no:cacheprovider", "-s", "-q", "test_probe.py"], cwd=probe_dir, env=env)
     assert child.ret == pytest.ExitCode.TESTS_FAILED
-    assert _probe(child.outlines)["threads"] == 3
+    assert _probe(child.outlines)["threads"] == int(fresh.stdout)
     child.stdout.fnmatch_lines(["*1 failed*"])
 
 

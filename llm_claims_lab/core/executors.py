@@ -22,6 +22,7 @@ import argparse
 import concurrent.futures
 import dataclasses
 import multiprocessing
+import os
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -83,6 +84,10 @@ class Executor:
             from distributed import Client, LocalCluster, as_completed
         except ImportError as exc:
             raise ImportError('the dask executor needs Dask distributed: pip install -e ".[cluster]"') from exc
+        # A LocalCluster's nannies run in this process and set their workers' variables in its environment
+        # (distributed.nanny.pre-spawn-environ: OMP_NUM_THREADS=1, MKL_NUM_THREADS=1, MALLOC_TRIM_THRESHOLD_ …),
+        # where every process this one starts later would inherit them: put back as they were once it is closed.
+        environ = dict(os.environ)
         if self.address:
             client, cluster = Client(self.address), None
         else:
@@ -96,6 +101,8 @@ class Executor:
             client.close()
             if cluster is not None:
                 cluster.close()
+            os.environ.clear()
+            os.environ.update(environ)
 
 
 def add_options(parser: argparse.ArgumentParser, *, jobs: int, what: str) -> None:
