@@ -88,7 +88,7 @@ def _child(args: Sequence[str], cwd: str, env: dict[str, str], interpreter_path:
     try:
         code = pytest.console_main()
     finally:
-        atexit._run_exitfuncs()
+        atexit._run_exitfuncs()  # multiprocessing ends its children with os._exit, which skips them
         sys.stdout.flush()
         sys.stderr.flush()
     sys.exit(code)
@@ -106,7 +106,8 @@ def run(args: Sequence[str | os.PathLike[str]], *, cwd: str | os.PathLike[str], 
     env = dict(os.environ if env is None else env)
     with tempfile.TemporaryDirectory(prefix="child-pytest-") as tmp:
         out, err = Path(tmp, "stdout"), Path(tmp, "stderr")
-        out.touch(), err.touch()
+        out.touch()
+        err.touch()
         start = time.perf_counter()
         path, threads = _new_interpreter(tuple((k, env[k]) for k in THREAD_VARIABLES if k in env))
         child = _CONTEXT.Process(target=_child, args=(args, os.fspath(cwd), env, path, threads, str(out),
