@@ -1,6 +1,6 @@
 """``python -m pytest`` in a child process that starts with torch already imported: the tests' pytest runs.
 
-About a hundred tests run pytest in a child process (the planted-bug runs of ``tests/test_*_catch_bugs.py``, the
+About eighty tests run pytest in a child process (the planted-bug runs of ``tests/test_*_catch_bugs.py``, the
 cache's cold and warm runs, the catalogue …). Each child of ``python -m pytest`` imported torch (about 1.2 CPU-s)
 and, at its first optimizer, ``torch._dynamo`` (``torch.optim.Optimizer.__init__`` is wrapped by
 ``torch._disable_dynamo``, which imports it on first call: about 2 CPU-s), then scipy and matplotlib, before
@@ -108,8 +108,8 @@ def run(args: Sequence[str | os.PathLike[str]], *, cwd: str | os.PathLike[str], 
         out, err = Path(tmp, "stdout"), Path(tmp, "stderr")
         out.touch()
         err.touch()
-        start = time.perf_counter()
         path, threads = _new_interpreter(tuple((k, env[k]) for k in THREAD_VARIABLES if k in env))
+        start = time.perf_counter()  # the run's own wall time, not the new interpreter asked once above
         child = _CONTEXT.Process(target=_child, args=(args, os.fspath(cwd), env, path, threads, str(out),
                                                       str(err)))
         child.start()
