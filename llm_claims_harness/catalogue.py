@@ -12,6 +12,7 @@ the declarations.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -90,6 +91,16 @@ def pages(rows: Iterable[tuple[Declared, str]], registry: Registry, budget: int 
              *(f"- {p.cited()}" for p in registry.posts), "",
              *(f"- [{name}]({name}): " + ", ".join(f"`{f}`" for f in fs) for name, fs in zip(names, files))]
     return {INDEX: "\n".join(index) + "\n", **{n: "\n".join(t) + "\n" for n, t in zip(names, texts)}}
+
+
+def listed_files(out: Path) -> list[str]:
+    """The test files the catalogue in ``out`` lists on its index (none when there is no readable catalogue)."""
+    try:
+        text = (out / INDEX).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [f for line in text.splitlines() if re.match(r"- \[CATALOGUE-\d+\.md\]", line)
+            for f in re.findall(r"`([^`]+)`", line.partition(": ")[2])]
 
 
 def write(out: Path, rows: Iterable[tuple[Declared, str]], registry: Registry) -> Path:

@@ -30,8 +30,10 @@ interval, ``interval=``); the verdict is then :data:`INCONCLUSIVE` when a tolera
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
-from collections.abc import Callable, Mapping
+import types
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -41,7 +43,7 @@ from llm_claims_harness.tolerance import Refused, Tolerance, at_least, at_most, 
 
 __all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "QUOTED_KINDS", "VERDICTS", "Case", "Claim",
            "ClaimDeclarationError", "Declared", "Quote", "Refused", "Revision", "Tolerance", "at_least", "at_most",
-           "claim", "close", "exact", "flatten"]
+           "claim", "close", "declared_in", "exact", "flatten"]
 
 VERDICTS = ("holds", "refuted")  # what a claim may expect
 NO_PREDICTION = "none"  # a Revision's pre-registered verdict when nothing was predicted: a regression check
@@ -276,3 +278,23 @@ def claim(**fields: Any) -> Callable:
         return mark(pytest.mark.parametrize(wanted, values)(test))
 
     return decorate
+
+
+def declared_in(module: types.ModuleType) -> Iterator[Claim]:
+    """Every :class:`Claim` declared in ``module``: on its functions and on the methods of its classes, defined there
+    (not imported), in definition order. What a test file declares is read from here, never from which of its
+    items a run collected (a node id, ``--lf`` or ``-k`` collects or keeps a part of them)."""
+    def marked(obj: Any) -> Iterator[Claim]:
+        for mark in getattr(obj, "pytestmark", ()):
+            if getattr(mark, "name", None) == "claim" and mark.args and isinstance(mark.args[0], Claim):
+                yield mark.args[0]
+
+    for obj in vars(module).values():
+        if getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if inspect.isfunction(obj):
+            yield from marked(obj)
+        elif inspect.isclass(obj):
+            for member in vars(obj).values():
+                if inspect.isfunction(member):
+                    yield from marked(member)

@@ -45,7 +45,12 @@ def add(parser: pytest.Parser) -> None:
     """Add the harness's options (group ``claims``) to ``parser``."""
     group = parser.getgroup("claims", "claims suite")
     group.addoption("--claims-report-dir", type=path_value, default=None, metavar="DIR",
-                    help="where CLAIMS.md and results.json are written (default: <rootdir>/reports)")
+                    help="where CLAIMS.md and results.json are written (default: <rootdir>/.claims/report, which "
+                         "git ignores, its unmeasured rows carried from <rootdir>/reports; --claims-regenerate: "
+                         "<rootdir>/reports itself)")
+    group.addoption("--claims-regenerate", action="store_true",
+                    help="write the committed report, <rootdir>/reports (and, with --claims-catalogue, its "
+                         "catalogue); without it a run leaves tracked files alone")
     group.addoption("--no-claims-report", action="store_true",
                     help="measure and judge, but do not write the report")
     group.addoption("--claims-catalogue", action="store_true",

@@ -25,15 +25,15 @@ from typing import Any
 import pytest
 
 from llm_claims_harness import catalogue, environment, hooks, options, provenance, report, results, selection
-from llm_claims_harness.declare import ClaimDeclarationError
+from llm_claims_harness.declare import ClaimDeclarationError, declared_in
 from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
-    FAILED_BY_VERDICT, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir, report_dir,
-    row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
+    FAILED_BY_VERDICT, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, committed_dir, figure, figures_dir,
+    make_report_dir, report_dir, row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
 from llm_claims_harness.pages import ReportBudgetError
 from llm_claims_harness.paths import not_writable_dir
 from llm_claims_harness.plan import PLAN, RunPlan, plan
 from llm_claims_harness.posts import PostRegistryError, Registry
-from llm_claims_harness.row import Row
+from llm_claims_harness.row import Declared, Row
 from llm_claims_harness.text import plural
 
 STATE = pytest.StashKey["RunState"]()
@@ -96,9 +96,9 @@ class RunState:
         env = environment.describe(config, plan(config), wall_s=time.time() - self.started,
                                    interrupted=environment.interruption(session, exitstatus, self.signal))
         try:
-            self.written, self.warning = results.write(out, results.Measured(
+            self.written, self.warning = results.write(make_report_dir(config), results.Measured(
                 run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected,
-                root=config.rootpath), config.stash[REGISTRY])
+                root=config.rootpath), config.stash[REGISTRY], start_from=committed_dir(config))
         except OSError as exc:  # each file is written whole or not at all (write_text_atomic)
             fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
             self.unwritten = (f"the report could not be written to {out} ({exc.strerror or exc}); the rows above "
@@ -153,6 +153,9 @@ def pytest_configure(config: pytest.Config) -> None:
     that declares posts or a run that names the directory, else when collection finds a claim."""
     config.addinivalue_line("markers", "claim(spec): a declared claim (added by llm_claims_harness.declare.claim); "
                                        "select all with -m claim, one row with -k '<row id>'")
+    if config.getoption("claims_regenerate") and config.getoption("claims_report_dir"):
+        raise pytest.UsageError("--claims-regenerate writes the committed report (<rootdir>/reports); "
+                                "--claims-report-dir names another place: give one of them")
     if config.getoption("claims_catalogue"):
         if config.getoption("numprocesses", None):
             raise pytest.UsageError("--claims-catalogue only collects; run it without -n")
@@ -210,7 +213,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     before ``-k``/``-m`` deselect anything, so the report can tell a stale row from an unrun one."""
     owner: dict[str, str] = {}
     state, registry = config.stash[STATE], config.stash[REGISTRY]
+    modules: dict[str, pytest.Module] = {}  # test file -> its module, for every file some item came from
     for item in items:
+        module = item.getparent(pytest.Module)
+        if module is not None:
+            modules.setdefault(item.nodeid.split("::")[0], module)
         spec = spec_of(item)
         if spec is None:
             continue
@@ -228,17 +235,48 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}"
                                         f"{hint}") from None
         item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
-        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = {
-            "version": spec.version, "post": spec.post, "section": section, "version_note": spec.version_note}
+        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = _declared(spec.resolve(case_id(item)))
+    for file, module in modules.items():  # every row its file declares, whatever this run collected of it
+        declared = {row.id: _declared(row) for spec in declared_in(module.obj)
+                    for row in (map(spec.resolve, spec.cases) if spec.cases else [spec.resolve(None)])}
+        if declared:
+            state.collected[file] = {**declared, **state.collected.get(file, {})}
     if state.collected and not (registry.posts or config.getoption("claims_report_dir")):
         _check_report_dir(config)  # claims in a suite that declares no post: checked now, before measuring
     if hasattr(config, "workeroutput"):  # xdist worker: the controller reads this when we finish
         config.workeroutput["claims_collected"] = state.collected
     if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error
-        listed = [(spec_of(item).resolve(case_id(item)), item.nodeid.split("::")[0])
-                  for item in items if spec_of(item) is not None]
-        path = catalogue.write(report_dir(config), listed, registry)
-        config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
+        _write_catalogue(config, modules, registry)
+
+
+def _declared(row: Declared) -> dict[str, Any]:
+    """What the report needs of a declared row it did not measure (:data:`llm_claims_harness.results.Collected`)."""
+    return {"version": row.version, "post": row.post, "section": row.section, "version_note": row.version_note}
+
+
+def _write_catalogue(config: pytest.Config, modules: dict[str, pytest.Module], registry: Registry) -> None:
+    """Write the catalogue of every claim the collected test files declare, in their order, unless this run left
+    out a test file the previous catalogue lists and the disk still holds (a path, ``--lf`` or ``--ignore``
+    collected part of the suite): a catalogue is whole or not written.
+
+    Raises:
+        pytest.UsageError: the selection is partial, naming the files it left out.
+    """
+    out = report_dir(config)
+    missing = [f for f in catalogue.listed_files(out if out.exists() else committed_dir(config) or out) if f not in modules and (config.rootpath / f).is_file()]
+    if missing:
+        raise pytest.UsageError(
+            f"--claims-catalogue: this selection leaves out {plural(len(missing), 'test file')} the catalogue in "
+            f"{out} lists ({', '.join(missing[:3])}{', …' if len(missing) > 3 else ''}); a catalogue is written from "
+            "the whole suite: run pytest --claims-catalogue without test paths, --lf or --ignore")
+    listed = [(row, file) for file, module in modules.items() for spec in declared_in(module.obj)
+              for row in (map(spec.resolve, spec.cases) if spec.cases else [spec.resolve(None)])]
+    try:
+        path = catalogue.write(make_report_dir(config), listed, registry)
+    except OSError as exc:
+        raise pytest.UsageError(f"--claims-catalogue: cannot write to {out} ({exc.strerror or exc}); name a writable "
+                                "--claims-report-dir") from None
+    config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
 
 
 @pytest.hookimpl(wrapper=True)

@@ -11,10 +11,12 @@ The row's fields are stated once, in :mod:`llm_claims_harness.row`; ``SCHEMA.md`
 fixed fields (``id``: the row, ``run``, then the item's: :mod:`llm_claims_harness.samples`); lines of an earlier
 layout are dropped when the file is rewritten.
 
-Partial runs (``-k``, ``-m``, a file path) **merge by id**: a row this run measured replaces the old one; a row it
-did not measure is kept as it was, still pointing at the run that measured it, unless (a) its id is no longer
-declared in its test file, which this run collected (dropped as stale), or (b) this run collected its claim under
-another ``version`` (listed in ``not_carried``: its value answered another protocol). Files are written atomically,
+Partial runs (a file, a node id, ``-k``, ``-m``, ``--deselect``, ``--lf``, ``--sw``, ``-x``, an interrupted run)
+**merge by id**: a row this run measured replaces the old one; a row it did not measure is kept as it was, still
+pointing at the run that measured it, unless (a) its test file, which this run imported, no longer declares it
+(dropped as stale: what a file declares is read from its declarations, never from which of its items the run
+collected), or (b) its file declares its claim under another ``version`` now (listed in ``not_carried``: its value
+answered another protocol). Files are written atomically,
 the read, merge and writes under the report directory's lock (runs sharing it write in turn, none losing the other's
 rows); an unreadable previous file is not merged, and ``warning`` says so.
 """
@@ -24,12 +26,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 from llm_claims_harness import lock, migrate, pages, samples
-from llm_claims_harness.atomic import remove_generated, temporary_files, write_text_atomic
+from llm_claims_harness.atomic import remove_generated, temporary_files, write_atomic, write_text_atomic
 from llm_claims_harness.order import natural
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import ORDER, count
@@ -40,7 +43,8 @@ SCHEMA = {"name": "llm-claims-results", "version": 5}
 STALE_S = 60  # a report's temporary file older than this is a killed run's (writing one takes milliseconds)
 SAMPLES = "samples.jsonl"
 UNREADABLE = "results.json.unreadable"  # where an unreadable previous results.json is kept
-# collected: test file -> {row id: {"version", "post", "section"} as declared} for every claim item this run collected
+# collected: test file -> {row id: {"version", "post", "section", "version_note"} as declared} for every row a test
+# file this run imported declares (llm_claims_harness.declare.declared_in), collected or not
 Collected = dict[str, dict[str, dict[str, Any]]]
 
 
@@ -144,6 +148,8 @@ def merge(previous: Document | None, run: Measured, warning: str = "") -> Docume
         file = old.nodeid.split("::")[0]
         if old.id in merged:
             continue
+        if old.id not in declared and old.claim_id in declared:  # a claim without declared cases, parametrised by
+            declared[old.id] = declared[old.claim_id]  # its test: one of its rows, maybe not collected this run
         if old.id in declared and declared[old.id]["version"] != old.version:
             not_carried.append({"id": old.id, "version": old.version, "declared_version": declared[old.id]["version"],
                                 "run": old.run})
@@ -198,17 +204,34 @@ def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
     return "".join(line + "\n" for line in lines), warning
 
 
-def write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
+def write(out: Path, run: Measured, registry: Registry, start_from: Path | None = None) -> tuple[Path, str]:
     """Merge with the previous report in ``out`` and write ``results.json``, ``samples.jsonl``, the Markdown pages
     (:func:`llm_claims_harness.pages.pages`; pages of an earlier layout are removed) and ``SCHEMA.md``, holding the
     directory's lock from the read to the last write (:func:`llm_claims_harness.lock.writing`): a run that shares
-    ``out`` waits, then merges on top of this one.
+    ``out`` waits, then merges on top of this one. Where ``out`` holds no ``results.json`` yet and ``start_from``
+    (a committed report) does, the report starts as a copy of that one (:func:`_start_from`), so that a partial run
+    of a fresh checkout still gives a whole report.
 
     Returns the path of the index page and a warning (empty when none). Raises ``OSError`` when ``out`` cannot be
     written, or another run held its lock too long.
     """
     with lock.writing(out):
+        if start_from is not None and not (out / "results.json").exists():
+            _start_from(start_from, out)
         return _write(out, run, registry)
+
+
+def _start_from(committed: Path, out: Path) -> None:
+    """Copy the files of the report in ``committed`` (its rows, their items, figures and catalogue) that ``out``
+    lacks into ``out``, each atomically; a figure this run drew already is kept. Nothing when ``committed`` holds no
+    ``results.json``."""
+    if not (committed / "results.json").is_file():
+        return
+    for source in sorted(committed.rglob("*")):
+        relative = source.relative_to(committed)
+        if source.is_file() and not any(part.startswith(".") for part in relative.parts) \
+                and not (out / relative).exists():
+            write_atomic(out / relative, lambda tmp, source=source: shutil.copyfile(source, tmp))
 
 
 def _write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:

@@ -154,7 +154,7 @@ INVENTORY = (
         "compare, an error naming the file",
         ("missing", "empty", "truncated", "wrong format")),
     ExternalInput(
-        "report directory", "--claims-report-dir, else <rootdir>/reports",
+        "report directory", "--claims-report-dir, else <rootdir>/.claims/report (<rootdir>/reports under --claims-regenerate)",
         "llm_claims_harness.report",
         "written atomically (a reader sees the old report or the new one); a directory that cannot be written "
         "is a usage error naming it (a dangling link named with its missing target); a write that fails at the end "

@@ -16,6 +16,8 @@ from pathlib import Path
 import child_pytest
 import pytest
 
+from harness_toy import LOCAL_REPORT
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -28,7 +30,7 @@ def run_with_bug(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mod
         shutil.copy(ROOT / "claims" / name, pytester.path / name)
     conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
     pytester.makeconftest(conftest + "\n# --- planted bug ---\n" + textwrap.dedent(patch))
-    report = pytester.path / "reports" / "results.json"
+    report = pytester.path / LOCAL_REPORT / "results.json"
     report.unlink(missing_ok=True)  # a second run in one directory must not read the first one's rows
     result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", *args)
     rows = json.loads(report.read_text(encoding="utf-8"))["claims"] if report.exists() else []

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import child_pytest
 import pytest
+
+from harness_toy import LOCAL_REPORT
 from toy_suite import CONFTEST
 
 from llm_claims_harness import catalogue
@@ -34,11 +36,11 @@ def test_catalogue_lists_without_measuring(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_toy=TOY)
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue")
     assert result.ret == 0
-    text = "".join(p.read_text(encoding="utf-8") for p in sorted((pytester.path / "reports").glob("CATALOGUE*.md")))
+    text = "".join(p.read_text(encoding="utf-8") for p in sorted((pytester.path / LOCAL_REPORT).glob("CATALOGUE*.md")))
     assert ("| `toy.never_run` | post | § T s: Post B, 'a section': “토큰 두 개” (two tokens) | a claim whose test would "
             "fail | 2 tokens | exact: integers | holds: the post's sentence | 1 |") in text
     assert '- Post T: "A toy post"' in text  # the registry's posts, not this project's
-    assert not (pytester.path / "reports" / "results.json").exists()
+    assert not (pytester.path / LOCAL_REPORT / "results.json").exists()
 
 
 def test_catalogue_takes_no_path_argument(pytester: pytest.Pytester) -> None:
@@ -48,7 +50,7 @@ def test_catalogue_takes_no_path_argument(pytester: pytest.Pytester) -> None:
     before = target.read_text(encoding="utf-8")
     assert pytester.runpytest("-p", "no:cacheprovider", "--claims-catalogue", str(target)).ret == 0
     assert target.read_text(encoding="utf-8") == before
-    assert (pytester.path / "reports" / "CATALOGUE.md").exists() and (pytester.path / "reports" / "CATALOGUE-1.md").exists()
+    assert (pytester.path / LOCAL_REPORT / "CATALOGUE.md").exists() and (pytester.path / LOCAL_REPORT / "CATALOGUE-1.md").exists()
 
 
 def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
@@ -60,14 +62,14 @@ def test_catalogue_refuses_xdist(pytester: pytest.Pytester) -> None:
 
 def test_committed_catalogue_is_current(pytester: pytest.Pytester, tmp_path: Path) -> None:
     """reports/CATALOGUE*.md say what the declarations say, every page within its budget; regenerate with
-    `pytest --claims-catalogue`."""
+    `pytest --claims-catalogue --claims-regenerate`."""
     # in a subprocess: an in-process run would drop the C extensions the claims import (numpy's cannot load twice)
     result = child_pytest.runpytest(pytester, str(ROOT / "claims"), "-p", "no:cacheprovider", "--claims-catalogue",
                                               f"--claims-report-dir={tmp_path}")
     assert result.ret == 0
     fresh = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("CATALOGUE*.md")}
     committed = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "reports").glob("CATALOGUE*.md")}
-    assert fresh == committed, "reports/CATALOGUE*.md are stale: run pytest --claims-catalogue"
+    assert fresh == committed, "reports/CATALOGUE*.md are stale: run pytest --claims-catalogue --claims-regenerate"
     assert all(len(text.encode("utf-8")) <= BUDGET for text in fresh.values())
 
 

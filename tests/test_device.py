@@ -8,6 +8,8 @@ sinusoidal table once was: every sinusoidal row errored on CUDA) without a GPU.
 from __future__ import annotations
 
 import pytest
+
+from harness_toy import LOCAL_REPORT
 import torch
 
 from fixtures import CALIBRATION_DIR
@@ -146,10 +148,10 @@ def test_each_row_records_its_device(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(SUITE_CONFTEST)
     pytester.makepyfile(test_toy=ROW_DEVICE)
     pytester.runpytest("-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(passed=2)
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"]: r["device"] for r in rows} == {"toy.on_device": "cpu", "toy.on_cpu": "cpu"}
-    assert "  - device cpu: " in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "(rows: cpu 2)" in (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "  - device cpu: " in (pytester.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "(rows: cpu 2)" in (pytester.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
 
 
 def test_header_says_which_rows_ran_where() -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import child_pytest
 import pytest
+
+from harness_toy import LOCAL_REPORT
 import torch
 from gpt2_checkpoints import glove_package, taken_as_published
 from safetensors.torch import save_file
@@ -51,7 +53,7 @@ def _run_claims(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, modu
     shutil.copy(ROOT / "claims" / module, pytester.path / module)
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8") + conftest_extra)
     child_pytest.runpytest(pytester, "-p", "no:cacheprovider", *args)
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     return {r["id"]: r for r in rows}
 
 
@@ -98,7 +100,7 @@ def test_glove_claims_error_on_a_package_of_another_shape(pytester: pytest.Pytes
     shutil.copy(ROOT / "claims" / "test_glove.py", pytester.path / "test_glove_copy.py")
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
     result = pytester.runpytest("-p", "no:cacheprovider")
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     assert len(rows) >= 5 and {r["verdict"] for r in rows} == {"error"}
     result.stdout.re_match_lines([".*EmbeddingsUnusable: " + re.escape(
         f"{root}/glove_6B_50d_emb.npy is float32 of shape [1000, 50], not GloVe 6B-50d's float32 [400000, 50]: "

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from harness_toy import LOCAL_REPORT
 import torch
 from gpt2_checkpoints import (gpt2_shapes, hf_cache_snapshot, sparse_safetensors, tiny_gpt2, tiny_is_gpt2_small,
                               truncate, write_config)
@@ -242,7 +244,7 @@ def test_gpt2_claims_refuse_a_named_dir_of_another_shape(pytester: pytest.Pytest
     result = pytester.runpytest("-p", "no:cacheprovider", "--claims-gpt2-dir", str(path))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: GPT-2 weights: --claims-gpt2-dir {path}: {path}/{problem}. Expected*"])
-    assert not (pytester.path / "reports").exists()
+    assert not (pytester.path / LOCAL_REPORT).exists()
 
 
 @pytest.mark.parametrize("claims", GPT2_CLAIMS)
@@ -261,7 +263,7 @@ def test_gpt2_claims_error_on_a_cached_copy_of_another_shape(pytester: pytest.Py
     shutil.copy(ROOT / "claims" / claims, pytester.path / claims.replace(".py", "_copy.py"))
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
     result = pytester.runpytest("-p", "no:cacheprovider", "-k", "not untrained")
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     offline = [r for r in rows if r["id"] == "gpt2.wte_shape"]  # decided from GPT2Config, not the weights
     assert all(r["verdict"] == "holds" and "not measured" in str(r["details"]) for r in offline)
     rows = [r for r in rows if r not in offline]

@@ -17,6 +17,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from harness_toy import LOCAL_REPORT
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +113,7 @@ def test_another_post_is_verified_with_no_harness_edit(harness_only, post_c) -> 
     run = _python(harness_only, post_c, "-m", "pytest", "-p", "no:cacheprovider")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "2 claim rows measured" in run.stdout
-    reports = post_c / "reports"
+    reports = post_c / LOCAL_REPORT
     index = (reports / "CLAIMS.md").read_text(encoding="utf-8")
     assert 'Post C: "Attention sinks in small models" (2026-11-30, https://example.org/post-c)' in index
     assert "[page](CLAIMS-C.md)" in index and "**2 rows**" in index

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import child_pytest
 import pytest
+
+from harness_toy import LOCAL_REPORT
 import torch
 
 from llm_claims_lab.core.json_files import InputFileError
@@ -161,7 +163,7 @@ def test_claims_fail_on_broken_measurement(pytester: pytest.Pytester, monkeypatc
                                               f"--claims-cache-dir={cache_dir(pytestconfig)}",
                                               f"--claims-seed={pytestconfig.getoption('claims_seed')}")
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"] for r in rows if r["as_expected"] is False} == broken_rows
 
 

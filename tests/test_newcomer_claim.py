@@ -11,6 +11,8 @@ from pathlib import Path
 import child_pytest
 import pytest
 
+from harness_toy import LOCAL_REPORT
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -31,9 +33,9 @@ def test_readme_claim_runs_as_written(pytester: pytest.Pytester) -> None:
     pytester._monkeypatch.setattr(os, "environ", env)  # the subprocess imports `fixtures` from the checkout
     result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", "claims")
     result.assert_outcomes(passed=2)
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
+    rows = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert set(rows) == {"pe.sin.row_norm[d6]", "pe.sin.row_norm[d512]"}
     assert {r["verdict"] for r in rows.values()} == {"holds"}
     assert rows["pe.sin.row_norm[d512]"]["measured"] == pytest.approx(16.0, rel=1e-5)
     assert rows["pe.sin.row_norm[d6]"]["post"] == "B"
-    assert "pe.sin.row_norm[d6]" in (pytester.path / "reports" / "CLAIMS-beyond.md").read_text(encoding="utf-8")
+    assert "pe.sin.row_norm[d6]" in (pytester.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")

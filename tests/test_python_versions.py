@@ -17,6 +17,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from harness_toy import LOCAL_REPORT
 from toy_suite import CLAIMS, TOY_POSTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +52,7 @@ def _verdicts(python: str, where: Path) -> dict[str, str]:
     run = subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", "-q"], cwd=where, capture_output=True,
                          text=True)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    rows = json.loads((where / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((where / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     return {r["id"]: r["verdict"] for r in rows}
 
 

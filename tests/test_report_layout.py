@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from harness_toy import LOCAL_REPORT
 from report_rows import ENV, REGISTRY, ROOT, RUN, cells, document, doubled, make, synthetic, table, table_ids
 
 from claims.posts import POSTS
@@ -200,13 +202,13 @@ def test_partial_run_does_not_carry_a_row_of_another_version(pytester: pytest.Py
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_toy=SUITE.format(version=""))
     pytester.runpytest().assert_outcomes(passed=2)
-    first = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
+    first = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert first["toy.bumped"]["figures"] == ["figures/toy.txt"] and first["toy.kept"]["figures"] == []
-    assert (pytester.path / "reports" / "figures" / "toy.txt").read_text() == "a figure"
-    assert "[plot](figures/toy.txt)" in (pytester.path / "reports" / "CLAIMS-beyond.md").read_text(encoding="utf-8")
+    assert (pytester.path / LOCAL_REPORT / "figures" / "toy.txt").read_text() == "a figure"
+    assert "[plot](figures/toy.txt)" in (pytester.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")
     pytester.makepyfile(test_toy=SUITE.format(version=', version=2, version_note="a new protocol"'))
     pytester.runpytest("-k", "toy.kept").assert_outcomes(passed=1)
-    data = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    data = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))
     assert [r["id"] for r in data["claims"]] == ["toy.kept"]
     assert [(n["id"], n["version"], n["declared_version"]) for n in data["not_carried"]] == [("toy.bumped", 1, 2)]
 
@@ -216,5 +218,5 @@ def test_a_figure_outside_the_report_directory_is_refused(pytester: pytest.Pytes
     pytester.makepyfile(test_toy=SUITE.format(version="").replace(
         'figures=figure("toy.txt", lambda path: path.write_text("a figure"))', 'figures=["../../etc/passwd"]'))
     pytester.runpytest().assert_outcomes(passed=1, failed=1)
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
+    rows = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert rows["toy.bumped"]["verdict"] == "error" and "relative to the report directory" in rows["toy.bumped"]["reason"]

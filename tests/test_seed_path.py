@@ -8,6 +8,8 @@ import math
 
 import pytest
 
+from harness_toy import LOCAL_REPORT
+
 from llm_claims_lab.core.stats import mean_over_seeds
 
 CONFTEST = 'pytest_plugins = ["fixtures.options", "fixtures.runtime"]\n'
@@ -41,7 +43,7 @@ def test_claim_draws_follow_the_run_seed_and_do_not_leak(pytester: pytest.Pytest
     pytester.makepyfile(test_draws=DRAWS)
     result = pytester.runpytest(f"--claims-seed={seed}")
     result.assert_outcomes(passed=3)
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     assert [r["verdict"] for r in rows] == ["holds"]
 
 

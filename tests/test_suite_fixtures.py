@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from harness_toy import LOCAL_REPORT
+
 from toy_suite import CONFTEST
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
-    data = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    data = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))
     return {r["id"]: r for r in data["claims"]}
 
 

@@ -6,8 +6,13 @@ folder's ``conftest.py`` writes both into a pytester directory; this repository'
 suite's own fixtures to the same toy."""
 
 import importlib.util
+from pathlib import Path
 
 import pytest
+
+# where a run that names no --claims-report-dir writes its report, under the rootdir (the committed reports/ only
+# under --claims-regenerate)
+LOCAL_REPORT = Path(".claims", "report")
 
 # pytest-xdist is no requirement of the harness: the tests of its runs under -n skip where it is not installed
 needs_xdist = pytest.mark.skipif(importlib.util.find_spec("xdist") is None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness_toy import CONFTEST
+from harness_toy import CONFTEST, LOCAL_REPORT
 
 from llm_claims_harness.declare import Case, ClaimDeclarationError, Quote, claim, exact
 
@@ -29,7 +29,7 @@ def test_a_case_s_section_reaches_its_row(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_sections=CLAIM.replace("{section}", "t"))
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    rows = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"]
     assert {r["id"]: r["section"] for r in rows} == {"toy.sections[first]": "s", "toy.sections[second]": "t"}
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness_toy import CLAIMS, CONFTEST, needs_xdist
+from harness_toy import CLAIMS, CONFTEST, LOCAL_REPORT, needs_xdist
 
 
 
 def _results(pytester: pytest.Pytester) -> dict:
-    return json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    return json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))
 
 
 def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
@@ -28,18 +28,18 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
     assert rows["toy.cases[b]"]["tolerance"] == {"kind": "at_most", "reason": "ten", "atol": 0.0, "rtol": 0.0,
                                                  "bound": 10.0, "strict": False}
     assert (rows["toy.holds"]["post"], rows["toy.holds"]["section"]) == ("T", "s")
-    md = "".join(p.read_text(encoding="utf-8") for p in sorted((suite.path / "reports").glob("CLAIMS*.md")))
+    md = "".join(p.read_text(encoding="utf-8") for p in sorted((suite.path / LOCAL_REPORT).glob("CLAIMS*.md")))
     assert "- the posts' claims: 3 confirmed · 1 skipped" in md
     assert "- controls: 1 behave as designed" in md
     assert "- literal readings (not counted against the posts): 1 refuted" in md  # never among the post's refutations
-    page = (suite.path / "reports" / "CLAIMS-T.md").read_text(encoding="utf-8")
+    page = (suite.path / LOCAL_REPORT / "CLAIMS-T.md").read_text(encoding="utf-8")
     assert "- the posts' claims: 3 sentences judged: 2 confirmed · 1 skipped — 4 rows: 3 confirmed · 1 skipped" in page
     table = {line.split(" | ")[0].removeprefix("| ").split("](")[0]: line for line in page.splitlines()
              if line.startswith("| ")}
     assert " | literal | ❌ | " in table["[toy.cases[c]"] and " | | ✅ | " in table["↳ [b]"]  # the kind: blank for the post's
     assert "[Q1](#q1) “1 더하기 1은 2”" in table["[toy.cases[a]"]  # the sentence, once above the rows that quote it
     assert "“1 더하기 1은 2” — *one plus one is two*" in page  # the sentence in full, with its gloss
-    beyond = (suite.path / "reports" / "CLAIMS-beyond.md").read_text(encoding="utf-8")
+    beyond = (suite.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")
     assert " | control | ☑ refuted, as designed | " in beyond
     assert "weights not found: set TOY_DIR" in md
     result.stdout.fnmatch_lines(["*6 claim rows measured*", "*the posts' claims: 3 confirmed · 1 skipped*",
@@ -52,7 +52,7 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
     env = data["runs"][data["latest_run"]]
     assert {"date", "git_commit", "git_tree", "python", "device", "seed", "seeds", "command", "suite"} <= set(env)
     assert env["suite"] == {}  # what the suite reports is the suite's (none here)
-    assert not list((suite.path / "reports").glob(".*.tmp"))
+    assert not list((suite.path / LOCAL_REPORT).glob(".*.tmp"))
 
 
 def test_expected_refuted_that_holds_fails_the_run(pytester: pytest.Pytester) -> None:
@@ -209,7 +209,7 @@ def test_bad_option_is_a_usage_error(suite: pytest.Pytester, option: str, messag
 def test_parallel_run_gives_the_same_rows(suite: pytest.Pytester) -> None:
     suite.runpytest().assert_outcomes(passed=6, skipped=1)
     serial = {rid: (r["verdict"], r["measured"]) for rid, r in _rows(suite).items()}
-    (suite.path / "reports" / "results.json").unlink()
+    (suite.path / LOCAL_REPORT / "results.json").unlink()
     result = suite.runpytest("-n", "2")
     result.assert_outcomes(passed=6, skipped=1)
     parallel = _rows(suite)
@@ -222,7 +222,7 @@ def test_parallel_run_gives_the_same_rows(suite: pytest.Pytester) -> None:
 def test_partial_run_merges_by_id(suite: pytest.Pytester) -> None:
     suite.runpytest()
     first = _rows(suite)
-    pages = {p.name: p.read_text(encoding="utf-8") for p in (suite.path / "reports").glob("CLAIMS-*.md")}
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (suite.path / LOCAL_REPORT).glob("CLAIMS-*.md")}
     suite.runpytest("-k", "toy.holds")
     data = _results(suite)
     rows = {r["id"]: r for r in data["claims"]}
@@ -233,7 +233,7 @@ def test_partial_run_merges_by_id(suite: pytest.Pytester) -> None:
     # a partial run changes its own rows' lines and the counts, nothing else of a page
     changed = {name: [line for line in text.splitlines() if line not in pages[name].splitlines()]
                for name, text in ((p.name, p.read_text(encoding="utf-8"))
-                                  for p in (suite.path / "reports").glob("CLAIMS-*.md"))}
+                                  for p in (suite.path / LOCAL_REPORT).glob("CLAIMS-*.md"))}
     assert changed["CLAIMS-beyond.md"] == []
     assert all("toy.cases" not in line for line in changed["CLAIMS-T.md"])
     assert len(changed["CLAIMS-T.md"]) <= 3, changed
@@ -251,8 +251,8 @@ def test_removed_claim_is_dropped_not_carried(suite: pytest.Pytester) -> None:
 @pytest.mark.parametrize("previous", ['{"claims": [', '{"claims": [1, 2]}', '{"claims": [{"id": "emb.x"}]}',
                                       '{"claims": 5}', "[]"])
 def test_corrupt_previous_report_is_rebuilt(suite: pytest.Pytester, previous: str) -> None:
-    (suite.path / "reports").mkdir()
-    (suite.path / "reports" / "results.json").write_text(previous, encoding="utf-8")
+    (suite.path / LOCAL_REPORT).mkdir(parents=True)
+    (suite.path / LOCAL_REPORT / "results.json").write_text(previous, encoding="utf-8")
     result = suite.runpytest()
     result.assert_outcomes(passed=6, skipped=1)
     data = _results(suite)
@@ -262,7 +262,7 @@ def test_corrupt_previous_report_is_rebuilt(suite: pytest.Pytester, previous: st
 
 
 @pytest.mark.parametrize(("args", "header"), [
-    ((), "claims: seed 42 (--claims-seed, --claims-seeds), device cpu*, report */reports"),
+    ((), "claims: seed 42 (--claims-seed, --claims-seeds), device cpu*, report */.claims/report"),
     (("--claims-seed=7", "--claims-seeds=3", "--no-claims-report"),
      "claims: seeds 7–9 (--claims-seed, --claims-seeds), device cpu*, no report"),
 ], ids=["default", "seeds"])

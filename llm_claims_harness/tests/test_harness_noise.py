@@ -7,11 +7,13 @@ import json
 
 import pytest
 
+from harness_toy import LOCAL_REPORT
+
 CONFTEST = ""  # the harness comes by its entry point; these rows need no post
 
 
 def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
-    results = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    results = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))
     return {r["id"]: r for r in results["claims"]}
 
 
@@ -42,7 +44,7 @@ def test_value_within_noise_of_its_bound_is_inconclusive(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(["*ClaimInconclusiveWarning*toy.noisy*inconclusive*",
                                  "*inconclusive (value within its noise of a bound*toy.noisy (+2.0 SD)*"])
     assert "Inconclusive (within 3 noise SDs of a bound, or a bound inside the interval): [toy.noisy (+2.0 SD)](" in \
-        (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+        (pytester.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
 
 
 def test_strict_option_fails_an_inconclusive_claim(pytester: pytest.Pytester) -> None:
@@ -103,7 +105,7 @@ def test_a_share_is_decided_by_its_interval(pytester: pytest.Pytester, value, in
     if verdict == "inconclusive":
         assert "contains a bound of ≤ 0.1" in row["reason"]
         assert f"[toy.share (interval [{interval[0]:g}, {interval[1]:g}])](" in \
-            (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+            (pytester.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
     # an interval is judged against a bound only
     assert rows["toy.close_share"]["verdict"] == "error" and "not a 'close' tolerance" in rows["toy.close_share"]["reason"]
 

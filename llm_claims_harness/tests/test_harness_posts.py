@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from harness_toy import CLAIMS, CONFTEST
+from harness_toy import CLAIMS, CONFTEST, LOCAL_REPORT
 
 from llm_claims_harness.pages import GENERATED
 from llm_claims_harness.posts import Post, PostRegistryError, Registry, Section
@@ -91,12 +91,12 @@ def test_report_files_get_the_usual_mode(suite: pytest.Pytester) -> None:
     mask = os.umask(0o022)
     os.umask(mask)
     for name in ("results.json", "CLAIMS.md"):
-        assert (suite.path / "reports" / name).stat().st_mode & 0o777 == 0o666 & ~mask
+        assert (suite.path / LOCAL_REPORT / name).stat().st_mode & 0o777 == 0o666 & ~mask
 
 
 def test_no_report_option(suite: pytest.Pytester) -> None:
     suite.runpytest("--no-claims-report").assert_outcomes(passed=6, skipped=1)
-    assert not (suite.path / "reports").exists()
+    assert not (suite.path / LOCAL_REPORT).exists()
 
 
 BROKEN = '''
@@ -128,7 +128,7 @@ def test_a_broken_measurement_is_an_error_row_never_a_verdict(pytester: pytest.P
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_broken=BROKEN)
     pytester.runpytest().assert_outcomes(failed=3)
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
+    rows = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert {rid: r["verdict"] for rid, r in rows.items()} == {"toy.nan": "error", "toy.twice": "error",
                                                               "toy.after": "error"}
     assert "measured value is NaN" in rows["toy.nan"]["reason"]
@@ -156,8 +156,8 @@ def test_a_tolerance_no_judgement_can_use_is_refused_at_declaration() -> None:
 
 
 def test_files_a_person_put_in_the_report_directory_are_kept(suite: pytest.Pytester) -> None:
-    reports = suite.path / "reports"
-    reports.mkdir()
+    reports = suite.path / LOCAL_REPORT
+    reports.mkdir(parents=True)
     (reports / "CLAIMS-notes.md").write_text("my notes\n", encoding="utf-8")
     (reports / "CLAIMS-Q.md").write_text(GENERATED + "\n# a page of a post no longer registered\n", encoding="utf-8")
     suite.runpytest().assert_outcomes(passed=6, skipped=1)
@@ -166,8 +166,8 @@ def test_files_a_person_put_in_the_report_directory_are_kept(suite: pytest.Pytes
 
 
 def test_an_unreadable_previous_report_is_kept_aside(suite: pytest.Pytester) -> None:
-    reports = suite.path / "reports"
-    reports.mkdir()
+    reports = suite.path / LOCAL_REPORT
+    reports.mkdir(parents=True)
     (reports / "results.json").write_text('{"claims": [{"id": "x", "extra_field": 1}]}', encoding="utf-8")
     suite.runpytest().assert_outcomes(passed=6, skipped=1)
     assert (reports / "results.json.unreadable").read_text(encoding="utf-8").startswith('{"claims": [{"id": "x"')
@@ -179,5 +179,5 @@ def test_rows_of_a_deleted_test_file_are_dropped(suite: pytest.Pytester) -> None
     suite.runpytest().assert_outcomes(passed=12, skipped=2)
     (suite.path / "test_other.py").unlink()
     suite.runpytest("-k", "toy.holds").assert_outcomes(passed=1)
-    ids = {r["id"] for r in json.loads((suite.path / "reports" / "results.json").read_text())["claims"]}
+    ids = {r["id"] for r in json.loads((suite.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert ids and not any(rid.startswith("other.") for rid in ids)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness_toy import CONFTEST
+from harness_toy import CONFTEST, LOCAL_REPORT
 
 
 
 def _rows(pytester: pytest.Pytester) -> dict[str, dict]:
-    data = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    data = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))
     return {r["id"]: r for r in data["claims"]}
 
 
@@ -42,7 +42,7 @@ def test_pinned(verify):
                                               "why": "seeds 1-20 all fail", "evidence": "calibration/x.json",
                                               "code": "abc123"}
     assert rows["toy.pinned"]["preregistered_expect"] == "none"
-    text = (pytester.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    text = (pytester.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
     assert "✎ 2 expectations set after measuring (findings of the suite" in text
     # the headline says which decided verdict is not the prediction registered before measuring, not only the ✎ list
     assert ("every decided verdict as expected; **against the expectation registered before measuring** (revised "
@@ -51,7 +51,7 @@ def test_pinned(verify):
                                  "toy.revised (holds → refuted)"])
     assert "- beyond the posts: ✎ on expectations set after measuring: 1 holds, 1 refuted" in text
     assert "- the posts' claims: 1 confirmed" in text
-    pages = "".join(p.read_text(encoding="utf-8") for p in (pytester.path / "reports").glob("CLAIMS-*.md"))
+    pages = "".join(p.read_text(encoding="utf-8") for p in (pytester.path / LOCAL_REPORT).glob("CLAIMS-*.md"))
     assert sum(line.count("✎") for line in pages.splitlines() if line.startswith("| [toy.")) == 2
 
 

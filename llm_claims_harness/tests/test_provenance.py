@@ -10,7 +10,7 @@ import hashlib
 import json
 
 import pytest
-from harness_toy import needs_xdist
+from harness_toy import LOCAL_REPORT, needs_xdist
 
 CONFTEST = '''
 import pytest
@@ -73,7 +73,7 @@ def test_each_row_names_the_inputs_its_fixtures_read(pytester: pytest.Pytester, 
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_rows=ROWS)
     pytester.runpytest(*workers).assert_outcomes(passed=4, errors=1)
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
+    rows = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert rows["toy.model"]["inputs"] == {"eval.csv": EVAL, "toy weights": "fingerprint:" + "ab" * 8}
     assert rows["toy.asked"]["inputs"] == rows["toy.model"]["inputs"]
     assert rows["toy.eval"]["inputs"] == {"eval.csv": EVAL}
@@ -81,5 +81,5 @@ def test_each_row_names_the_inputs_its_fixtures_read(pytester: pytest.Pytester, 
     assert rows["toy.broken"]["verdict"] == "error"
     assert "fixture 'broken': inputs are {name: 'sha256:<64 hex>' or 'fingerprint:<hex>'}, got {'x': 'md5:123'}" \
         in rows["toy.broken"]["reason"]
-    schema = (pytester.path / "reports" / "SCHEMA.md").read_text(encoding="utf-8")
+    schema = (pytester.path / LOCAL_REPORT / "SCHEMA.md").read_text(encoding="utf-8")
     assert "`inputs`" in schema and "named by the fixtures that provide them" in schema

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from harness_toy import CONFTEST
+from harness_toy import CONFTEST, LOCAL_REPORT
 
 ROWS = '''
 from llm_claims_harness.declare import claim, close, exact
@@ -39,7 +39,7 @@ def test_a_reference_given_where_none_is_declared_or_missing_is_an_error_row(pyt
     pytester.makepyfile(test_rows=ROWS)
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, failed=3)
-    rows = {r["id"]: r for r in json.loads((pytester.path / "reports" / "results.json").read_text())["claims"]}
+    rows = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert rows["toy.computed"]["verdict"] == "holds"
     assert rows["toy.computed"]["reference_source"] == "the closed form 2·sin(½)"
     assert {i: rows[i]["verdict"] for i in ("toy.undeclared", "toy.missing", "toy.text")} == dict.fromkeys(
@@ -48,5 +48,5 @@ def test_a_reference_given_where_none_is_declared_or_missing_is_an_error_row(pyt
         rows["toy.undeclared"]["reason"]
     assert "declares reference='one' but verify() got none" in rows["toy.missing"]["reason"]
     assert "close(atol=0.5, rtol=0) compares numbers, got 'a' against 'a'" in rows["toy.text"]["reason"]
-    page = (pytester.path / "reports" / "CLAIMS-beyond.md").read_text(encoding="utf-8")  # rows of no post
+    page = (pytester.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")  # rows of no post
     assert "`|Δ| ≤ 1e-09`: float64 · against the closed form 2·sin(½) · expects holds" in page

@@ -51,9 +51,9 @@ _write, _load = results.write, results.load
 def _mark(what):
     (MARKS / f"{ME}.{what}").touch()
 
-def write(out, run, registry):
+def write(out, run, registry, **options):
     _mark("arrived")
-    return _write(out, run, registry)
+    return _write(out, run, registry, **options)
 
 def load(path):
     found = _load(path)

@@ -10,7 +10,7 @@ import importlib.util
 import json
 
 import pytest
-from harness_toy import CONFTEST
+from harness_toy import CONFTEST, LOCAL_REPORT
 
 from llm_claims_harness.samples import LINE_SCHEMA, Sample, conforms, input_hash
 
@@ -36,12 +36,12 @@ def test_unscored(verify):
 
 
 def _lines(pytester: pytest.Pytester) -> list[dict]:
-    text = (pytester.path / "reports" / "samples.jsonl").read_text(encoding="utf-8")
+    text = (pytester.path / LOCAL_REPORT / "samples.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines()]
 
 
 def _runs(pytester: pytest.Pytester) -> dict[str, str]:
-    doc = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))
+    doc = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))
     return {r["id"]: r["run"] for r in doc["claims"]}
 
 
@@ -67,8 +67,8 @@ def test_samples_are_written_one_line_per_item_with_fixed_fields(suite: pytest.P
         {"id": "toy.other", "run": run, "item_id": "o", "input_hash": _hash('{"q":"other"}'), "input": {"q": "other"},
          "target": None, "prediction": None, "score": None, "extra": {}}]
     assert all(conforms(line) for line in _lines(suite))
-    assert "일" in (suite.path / "reports" / "samples.jsonl").read_text(encoding="utf-8")  # not \\u-escaped
-    assert "[samples.jsonl](samples.jsonl)" in (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
+    assert "일" in (suite.path / LOCAL_REPORT / "samples.jsonl").read_text(encoding="utf-8")  # not \\u-escaped
+    assert "[samples.jsonl](samples.jsonl)" in (suite.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("jsonschema") is None,
@@ -77,7 +77,7 @@ def test_every_line_validates_against_the_schema_schema_md_prints(suite: pytest.
     import jsonschema
 
     suite.runpytest().assert_outcomes(passed=3)
-    schema_md = (suite.path / "reports" / "SCHEMA.md").read_text(encoding="utf-8")
+    schema_md = (suite.path / LOCAL_REPORT / "SCHEMA.md").read_text(encoding="utf-8")
     printed = json.loads(schema_md.split("```json\n", 1)[1].split("\n```", 1)[0])
     assert printed == LINE_SCHEMA
     jsonschema.Draft202012Validator.check_schema(printed)
@@ -94,8 +94,8 @@ def test_every_line_validates_against_the_schema_schema_md_prints(suite: pytest.
 def test_an_empty_log_is_not_linked(suite: pytest.Pytester) -> None:
     """A report none of whose rows logs items says so instead of linking an empty ``samples.jsonl`` (issue 33)."""
     suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
-    index = (suite.path / "reports" / "CLAIMS.md").read_text(encoding="utf-8")
-    assert (suite.path / "reports" / "samples.jsonl").read_text(encoding="utf-8") == ""
+    index = (suite.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
+    assert (suite.path / LOCAL_REPORT / "samples.jsonl").read_text(encoding="utf-8") == ""
     assert "samples.jsonl" not in index and "no row of this report logs scored items" in index
 
 
@@ -117,14 +117,14 @@ def test_partial_run_keeps_the_lines_of_rows_it_did_not_measure(suite: pytest.Py
 
 def test_a_damaged_line_or_one_of_an_earlier_layout_loses_that_line_only_and_says_so(suite: pytest.Pytester) -> None:
     suite.runpytest().assert_outcomes(passed=3)
-    path = suite.path / "reports" / "samples.jsonl"
+    path = suite.path / LOCAL_REPORT / "samples.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
     old = json.loads(lines[2])
     earlier = json.dumps({"id": old["id"], "run": old["run"], "item": {"q": "other"}})  # the layout before issue 33
     path.write_text("\n".join([lines[0], lines[1][:25], earlier]) + "\n", encoding="utf-8")  # the second cut short
     suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
     assert [x["item_id"] for x in _lines(suite)] == ["q1"]
-    warning = json.loads((suite.path / "reports" / "results.json").read_text(encoding="utf-8"))["warning"]
+    warning = json.loads((suite.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["warning"]
     assert warning == ("1 lines of the previous samples.jsonl did not parse and were dropped; 1 lines of the previous "
                        "samples.jsonl were in an earlier layout and were dropped (measure their rows again to log "
                        "their items)")
@@ -145,7 +145,7 @@ def test_bad(verify):
     verify(1, reference=1, samples={samples})
 ''')
     pytester.runpytest().assert_outcomes(failed=1)
-    row = json.loads((pytester.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"][0]
+    row = json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["claims"][0]
     assert row["verdict"] == "error" and message in row["reason"]
     assert _lines(pytester) == []
 
