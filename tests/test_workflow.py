@@ -2,7 +2,7 @@
 step ``.ci/run`` runs (``.ci/install``), on a pinned Python; runs of one job do not overlap and a push elsewhere never
 displaces main's GPU run; the token can only read; the CPU job's weights cache saves whatever a run retrained; the
 GPU job keeps its virtual environment and caches outside the workspace, compares with main's last GPU report for its
-GPU model and keeps each main run's report as the next baseline; both jobs summarise through ``.ci/summarize`` (what
+GPU model and keeps each main run's report as the next baseline; the CPU job's caches are saved even after a red\nrun, and pushes install at the pins the weekly run refreshes; both jobs summarise through ``.ci/summarize`` (what
 was built, the counts, the comparison) and upload the build log and timings. The linters: ``test_workflow_lint.py``;
 the install step itself: ``test_install.py``."""
 
@@ -74,14 +74,40 @@ def test_runs_do_not_overlap_and_main_gpu_run_is_never_displaced(workflow, jobs)
 def test_cpu_weights_are_saved_under_a_run_unique_key_and_restored_by_prefix(jobs) -> None:
     """A key built from a list of source files misses the ones the list forgets (a fingerprinted module edited,
     its retrained entries never saved): the key is unique per run and restore-keys takes the newest."""
-    cache = _step(jobs["cpu"], "Cache trained weights")["with"]
+    cache = _step(jobs["cpu"], "Restore trained weights")["with"]
     assert "github.run_id" in cache["key"] and "hashFiles" not in cache["key"]
     assert cache["key"].startswith(cache["restore-keys"])
 
 
+def test_every_cache_is_saved_even_when_tests_fail(jobs) -> None:
+    """Issue 41: actions/cache saves only when the job succeeds, so after one red test every later run was cold.
+    Each restore has a save of the same path and key, after the tests, under always() (skipped on an exact hit)."""
+    steps = jobs["cpu"]["steps"]
+    assert not [s["uses"] for s in steps if s.get("uses", "").split("@")[0] == "actions/cache"]
+    restores = [s for s in steps if s.get("uses", "").startswith("actions/cache/restore@")]
+    saves = [s for s in steps if s.get("uses", "").startswith("actions/cache/save@")]
+    tests_at = steps.index(_step(jobs["cpu"], "Run every claim"))
+    assert len(restores) == 3 and len(saves) == 3
+    for restore in restores:
+        save = next(s for s in saves if s["with"]["path"] == restore["with"]["path"])
+        assert save["with"]["key"] == restore["with"]["key"] and steps.index(save) > tests_at
+        assert save["if"].startswith("always()"), save
+        if "id" in restore:
+            assert f"steps.{restore['id']}.outputs.cache-hit != 'true'" in save["if"]
+
+
+def test_pushes_install_at_the_pins_and_the_weekly_run_refreshes_them(workflow, jobs) -> None:
+    """Issue 41: a red CI is the change under review, not a new release of a dependency."""
+    install = (ROOT / ".ci" / "install").read_text(encoding="utf-8")
+    assert 'pins=(-c .ci/constraints.txt)' in install and '"${pins[@]}" "$torch_spec"' in install and "bash .ci/lock --upgrade" in install
+    assert workflow["env"]["REFRESH_PINS"] == "${{ github.event_name == 'schedule' && '1' || '0' }}"
+    diff = _step(jobs["cpu"], "What the weekly refresh changed in the pins")
+    assert diff["if"] == "github.event_name == 'schedule'" and "git diff" in diff["run"]
+
+
 def test_the_hub_cache_key_names_every_module_that_downloads_from_the_hub(jobs) -> None:
     """A module that asks the hub for files (and pins which) changes what the cache must hold: its key names each."""
-    key = _step(jobs["cpu"], "Cache Hugging Face downloads")["with"]["key"]
+    key = _step(jobs["cpu"], "Restore Hugging Face downloads")["with"]["key"]
     asking = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "llm_claims_lab").rglob("*.py"))
               if re.search(r"hf_hub_download|from_pretrained|snapshot_download", p.read_text(encoding="utf-8"))]
     assert asking and all(f"'{path}'" in key for path in asking), asking
