@@ -44,7 +44,10 @@ def _umask() -> int:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """:func:`write_atomic` for UTF-8 text."""
-    write_atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    def write(tmp: str) -> None:
+        Path(tmp).write_text(text, encoding="utf-8")
+
+    write_atomic(path, write)
 
 
 def remove_generated(directory: Path, pattern: str, marker: str, keep: set[str]) -> None:

@@ -90,7 +90,7 @@ def moved(old: Row, new: Row) -> Move | None:
     """How far ``new``'s value moved from ``old``'s when beyond its scale (the module's rule, :data:`RULE`);
     ``None`` when it stayed within it."""
     a, b = old.measured, new.measured
-    sds = [r.noise_sd for r in (old, new) if _number(r.noise_sd)]
+    sds = [float(r.noise_sd) for r in (old, new) if r.noise_sd is not None and _number(r.noise_sd)]
     if sds and _number(a) and _number(b):
         limit = DECISION_SIGMAS * math.hypot(*sds)
         return Move(f"{b - a:+.3g}", f"{DECISION_SIGMAS:g} SD(Δ) = {show(limit)}") if abs(b - a) > limit else None

@@ -136,7 +136,8 @@ class Claim:
         if self.tolerance is None and (not self.cases or any(c.tolerance is None for c in self.cases.values())):
             raise ClaimDeclarationError(f"{name}: no tolerance declared; every claim (or each of its cases) "
                                         "needs one, with its reason")
-        for case_id, case in {"": self, **dict(self.cases)}.items():
+        rows: dict[str, Claim | Case] = {"": self, **dict(self.cases)}
+        for case_id, case in rows.items():
             where = name + (f" case {case_id!r}" if case_id else "")
             if isinstance(case.tolerance, Refused):
                 raise ClaimDeclarationError(f"{where}: {case.tolerance.why}")
@@ -162,8 +163,8 @@ class Claim:
             if not getattr(self, field) and (not self.cases or any(not getattr(c, field) for c in self.cases.values())):
                 raise ClaimDeclarationError(f"{name}: no {field} declared; every claim (or each of its cases) "
                                             f"needs {what}")
-        quoted = sorted({c.kind or self.kind for c in self.cases.values()} & set(QUOTED_KINDS)) if self.cases \
-            else [self.kind] if self.kind in QUOTED_KINDS else []
+        kinds = {c.kind or self.kind for c in self.cases.values()} if self.cases else {self.kind}
+        quoted = sorted(k for k in kinds if k in QUOTED_KINDS)
         if quoted and self.post is None:
             raise ClaimDeclarationError(f"{name}: a {quoted[0]} row judges a post: name it and its section, e.g. "
                                         "post='A', section='exp1' (registered by the suite's pytest_claims_posts hook)")
@@ -172,7 +173,8 @@ class Claim:
         if self.version > 1 and not self.version_note.strip():
             raise ClaimDeclarationError(f"{name}: version {self.version} needs a version_note saying what changed "
                                         "since the previous version and why")
-        for case_id, case in (self.cases or {"": self}).items():  # each row: what its tolerance compares
+        each: Mapping[str, Claim | Case] = self.cases or {"": self}
+        for case_id, case in each.items():  # each row: what its tolerance compares
             _check_reference(name + (f" case {case_id!r}" if case_id else ""), case.tolerance or self.tolerance,
                              self.post_value if case.post_value is None else case.post_value,
                              self.reference if case.reference is None else case.reference)
@@ -273,8 +275,8 @@ def claim(**fields: Any) -> Callable:
         wanted = (["case"] if "case" in test.__code__.co_varnames[:test.__code__.co_argcount] else []) + argnames
         if not wanted:  # parametrised by the test itself: its ids must be the cases (else a usage error)
             return mark(test)
-        values = [pytest.param(*(([cid] if wanted[0] == "case" else []) + [c.params[a] for a in argnames]), id=cid)
-                  for cid, c in spec.cases.items()]
+        values = [pytest.param(*(([cid] if wanted[0] == "case" else []) + [(c.params or {})[a] for a in argnames]),
+                               id=cid) for cid, c in spec.cases.items()]
         return mark(pytest.mark.parametrize(wanted, values)(test))
 
     return decorate

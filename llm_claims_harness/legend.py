@@ -9,7 +9,8 @@ class Legend:
     """Texts written once, each under a short label (``D1``, ``S2``); identical texts share one."""
 
     def __init__(self, prefix: str) -> None:
-        self.prefix, self.texts = prefix, {}
+        self.prefix = prefix
+        self.texts: dict[str, str] = {}
 
     def label(self, text: str) -> str:
         text = " ".join(str(text).split())

@@ -22,7 +22,7 @@ from llm_claims_harness.declare import DECISION_SIGMAS
 from llm_claims_harness.legend import Legend, skip_legend
 from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REVISED, SENTENCE_RULE, kind_counts, sentence_verdict,
                                        show, words)
-from llm_claims_harness.row import Row
+from llm_claims_harness.row import Quote, Row
 from llm_claims_harness.text import LINE_BYTES, cell, cut, fit, inline, plural, shorten, slug, wrap
 
 MAX_LINE = LINE_BYTES  # bytes in UTF-8: no line of a page is longer
@@ -112,9 +112,9 @@ def _table(rows: list[Row], anchors: dict[str, str], labels: dict[str, str], quo
         name = f"↳ [{r.case}]" if same else f"[{r.id}](#{anchors[r.topic]})"
         shown = "" if above and here == where(above) else here
         label = quotes.label(r)
-        sentence = ("" if not label or (above and quotes.label(above) == label)
+        sentence = ("" if not label or r.quote is None or (above and quotes.label(above) == label)
                     else f"[{label}](#{label.lower()}) “{inline(shorten(r.quote.text, QUOTE))}”")
-        figures = "" if same and r.figures == above.figures else _figures(r)
+        figures = "" if above is not None and same and r.figures == above.figures else _figures(r)
         cells = (name, shown, sentence, cell(post, CELL), _measured(r), _kind(r), _verdict(r, labels), str(r.version),
                  figures)
         lines.append("|" + "|".join(f" {c} " if c else " " for c in cells) + "|")
@@ -130,16 +130,16 @@ class Quotes:
         self.rows: dict[tuple[str, str], list[Row]] = {}
         for r in rows:
             if r.quote:
-                self.rows.setdefault(self._key(r), []).append(r)
+                self.rows.setdefault(self._key(r, r.quote), []).append(r)
         self.labels = {key: f"Q{n}" for n, key in enumerate(self.rows, 1)}
 
     @staticmethod
-    def _key(r: Row) -> tuple[str, str]:
-        return r.claim_id or r.id, " ".join(r.quote.text.split())
+    def _key(r: Row, quote: Quote) -> tuple[str, str]:
+        return r.claim_id or r.id, " ".join(quote.text.split())
 
     def label(self, r: Row) -> str:
         """The row's sentence label, or ``""`` for a row that quotes nothing."""
-        return self.labels[self._key(r)] if r.quote else ""
+        return self.labels[self._key(r, r.quote)] if r.quote else ""
 
     def lines(self) -> list[str]:
         """The sentences in full below the table, each with its anchor, gloss and verdicts: per sentence for the
@@ -153,6 +153,7 @@ class Quotes:
         seen: dict[tuple[str, str], str] = {}
         for key, rs in self.rows.items():
             label, quote = self.labels[key], rs[0].quote
+            assert quote is not None  # only quoting rows are kept (__init__)
             verdicts = []
             for kind in dict.fromkeys(r.kind for r in rs):
                 ours = [r for r in rs if r.kind == kind]

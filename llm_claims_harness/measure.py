@@ -279,7 +279,7 @@ def verify(request: pytest.FixtureRequest):
             )
         return verdict
 
-    _verify.decides = lambda low, high: decides(fields.tolerance, low, high)  # asked before measuring
+    _verify.decides = lambda low, high: decides(fields.tolerance, low, high)  # type: ignore[attr-defined]  # asked before measuring
     return _verify
 
 

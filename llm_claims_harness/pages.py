@@ -187,10 +187,10 @@ def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue:
                                         + (f", {plural(len(judged), 'sentence')} judged" if judged else "")
                                         if on else "no rows measured"))
         lines += [line for kind in kind_lines(on) for line in wrap(kind, "  - ")]
-    judged = sentence_lines(rows)
+    judged_lines = sentence_lines(rows)
     lines += ["", *wrap(_total(rows, linked)), "",
               *(["Sentences judged (each counted once, however many rows test it; the rule: on each page):", "",
-                 *(f"- {line}" for line in judged), "", "Rows:", ""] if judged else []),
+                 *(f"- {line}" for line in judged_lines), "", "Rows:", ""] if judged_lines else []),
               *(f"- {line}" for line in summary_lines(rows)), ""]
     findings = revised(rows)
     if findings:

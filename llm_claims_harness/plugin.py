@@ -73,10 +73,10 @@ class RunState:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
-            if name == _PROPERTY:
+            if name == _PROPERTY and isinstance(value, dict):
                 row = Row.from_dict(value)
                 self.rows[row.id] = row
-            elif name == _SAMPLES:
+            elif name == _SAMPLES and isinstance(value, dict):
                 self.samples[value["id"]] = value["samples"]
 
     @pytest.hookimpl(optionalhook=True)

@@ -41,7 +41,7 @@ def record_inputs(request: pytest.FixtureRequest, digests: Mapping[str, str]) ->
     if bad:
         raise ValueError(f"fixture {request.fixturename!r}: inputs are {{name: 'sha256:<64 hex>' or "
                          f"'fingerprint:<hex>'}}, got {bad!r}")
-    request.config.stash.setdefault(_RECORDED, {}).setdefault(request.fixturename, {}).update(digests)
+    request.config.stash.setdefault(_RECORDED, {}).setdefault(str(request.fixturename), {}).update(digests)
 
 
 def track(request: pytest.FixtureRequest) -> None:
@@ -66,7 +66,8 @@ def inputs_of(item: pytest.Item) -> dict[str, str]:
     names = set(getattr(item, "fixturenames", ()))
     request = item.stash.get(_REQUEST, None)
     if request is not None:
-        names |= set(request.fixturenames) - item.stash.get(_BEFORE_CALL, frozenset())
+        before: frozenset[str] = item.stash.get(_BEFORE_CALL, frozenset())
+        names |= set(request.fixturenames) - before
     found: dict[str, str] = {}
     for name in sorted(names):
         found.update(recorded.get(name, {}))
@@ -74,6 +75,10 @@ def inputs_of(item: pytest.Item) -> dict[str, str]:
 
 
 def sha256_of(path: str | os.PathLike) -> str:
-    """``sha256:<hex>`` of the file at ``path`` (read once, in chunks)."""
+    """``sha256:<hex>`` of the file at ``path`` (read once, in chunks: ``hashlib.file_digest`` is Python 3.11's, and
+    the harness runs on 3.10)."""
+    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        return "sha256:" + hashlib.file_digest(fh, "sha256").hexdigest()
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()

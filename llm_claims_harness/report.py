@@ -90,7 +90,8 @@ SENTENCE_RULE = ("A sentence judged is one claim's quoted sentence, counted once
 def _counted(counted: Iterable[tuple[str, bool]]) -> str:
     """``40 confirmed · 3 refuted · ✎ on expectations set after measuring: 1 refuted`` from ``(word, revised)``
     pairs; empty when there are none."""
-    c, revised = Counter(), Counter()
+    c: Counter[str] = Counter()
+    revised: Counter[str] = Counter()
     for word, apart in counted:
         (revised if apart else c)[word] += 1
     parts = [f"{c[w]} {w}" for w in _WORD_ORDER if c[w]]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import shutil
 import time
@@ -39,7 +40,7 @@ from llm_claims_harness.report import ORDER, count
 from llm_claims_harness.row import Row, fields_doc
 from llm_claims_harness.text import utf8
 
-SCHEMA = {"name": "llm-claims-results", "version": 5}
+SCHEMA: dict[str, Any] = {"name": "llm-claims-results", "version": 5}
 STALE_S = 60  # a report's temporary file older than this is a killed run's (writing one takes milliseconds)
 SAMPLES = "samples.jsonl"
 UNREADABLE = "results.json.unreadable"  # where an unreadable previous results.json is kept
@@ -231,7 +232,11 @@ def _start_from(committed: Path, out: Path) -> None:
         relative = source.relative_to(committed)
         if source.is_file() and not any(part.startswith(".") for part in relative.parts) \
                 and not (out / relative).exists():
-            write_atomic(out / relative, lambda tmp, source=source: shutil.copyfile(source, tmp))
+            write_atomic(out / relative, functools.partial(_copy, source))
+
+
+def _copy(source: Path, tmp: str) -> None:
+    shutil.copyfile(source, tmp)
 
 
 def _write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:

@@ -79,7 +79,8 @@ class Sample:
     def __post_init__(self) -> None:
         if not isinstance(self.item_id, str) or not self.item_id:
             raise ValueError(f"a sample's item_id is non-empty text, got {self.item_id!r}")
-        score = self.score.item() if hasattr(self.score, "item") and getattr(self.score, "ndim", 1) == 0 else self.score
+        raw: Any = self.score  # a 0-d array or tensor too: its item
+        score = raw.item() if hasattr(raw, "item") and getattr(raw, "ndim", 1) == 0 else raw
         if score is not None and (not isinstance(score, (bool, int, float)) or not math.isfinite(score)):
             raise ValueError(f"item {self.item_id!r}: score is a finite number, a bool or None, got {self.score!r}")
         if not isinstance(self.extra, Mapping) or not all(isinstance(k, str) for k in self.extra):

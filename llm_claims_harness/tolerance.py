@@ -60,10 +60,22 @@ class Tolerance:
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
             raise ValueError(f"a noise-aware '{self.kind}' judgement needs one number (and a numeric reference)")
         if self.kind == "at_most":
-            return self.bound - measured
+            return self.limit - measured
         if self.kind == "at_least":
-            return measured - self.bound
+            return measured - self.limit
+        assert reference is not None  # a number: checked above
         return self.atol + self.rtol * abs(reference) - abs(measured - reference)
+
+    @property
+    def limit(self) -> float:
+        """The bound of an ``at_most`` / ``at_least`` tolerance (a finite number: ``__post_init__`` checks it).
+
+        Raises:
+            ValueError: a ``close`` tolerance, which has none.
+        """
+        if self.bound is None:
+            raise ValueError("a 'close' tolerance has no bound")
+        return self.bound
 
     def judge(self, measured: Any, reference: Any = None) -> tuple[bool, float | None]:
         """Return ``(holds, gap)`` where ``gap`` is the largest |measured − reference| for ``close``
@@ -82,8 +94,8 @@ class Tolerance:
         if math.isnan(measured):
             return False, None
         if self.kind == "at_most":
-            return (measured < self.bound if self.strict else measured <= self.bound), None
-        return (measured > self.bound if self.strict else measured >= self.bound), None
+            return (measured < self.limit if self.strict else measured <= self.limit), None
+        return (measured > self.limit if self.strict else measured >= self.limit), None
 
 
 def is_number(value: Any) -> bool:

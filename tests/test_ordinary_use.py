@@ -1,6 +1,7 @@
-"""Ad-hoc runs leave tracked files alone (issue 41): on a copy of the checkout committed to a fresh git repository,
-README's first run and its other ad-hoc commands leave ``git status`` clean; only the regenerate command, the one
-``.ci/run`` runs, names ``--claims-regenerate``."""
+"""Ordinary use (issue 41): ad-hoc runs leave tracked files alone (on a copy of the checkout committed to a fresh git
+repository, README's first run and its other ad-hoc commands leave ``git status`` clean; only the regenerate
+command, the one ``.ci/run`` runs, names ``--claims-regenerate``), and the suite without its harness says so in one
+line."""
 
 from __future__ import annotations
 
@@ -61,3 +62,13 @@ def test_an_ad_hoc_readme_command_leaves_git_status_clean(tmp_path: Path, comman
     assert _git(clone, "status", "--porcelain", "--untracked-files=all") == ""
     assert any(line.startswith("report: ") and "/.claims/report/CLAIMS.md" in line for line in result.outlines)
     assert (clone / ".claims" / "report" / "results.json").is_file()
+
+
+@pytest.mark.parametrize("args", [["claims", "-p", "no:llm_claims"], ["tests", "-p", "no:llm_claims", "--co"]])
+def test_the_suite_without_its_harness_says_so_in_one_line(args: list[str]) -> None:
+    """Issue 41: ``-p no:llm_claims`` ended in an INTERNALERROR (a KeyError in the suite's conftest); pytest's
+    ``required_plugins`` stops first, naming the harness (a suite run without it installed gets the same line)."""
+    result = child_pytest.run(args, cwd=ROOT, timeout=120)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    said = [line for line in result.outlines + result.errlines if line.strip()]
+    assert said == ["ERROR: Missing required plugins: llm-claims-harness"], said
