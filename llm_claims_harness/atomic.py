@@ -42,6 +42,30 @@ def _umask() -> int:
     return mask
 
 
+def write_texts_atomic(directory: Path, texts: dict[str, str]) -> None:
+    """Write every file of ``texts`` (name → UTF-8 text) into ``directory`` all or none: each is written to a
+    temporary file beside its name and flushed first (where a full disk or a quota fails), and only when every one
+    is written are they moved onto their names; on a failure the temporary files are removed and nothing of the
+    previous files changed. Raises the ``OSError`` met."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ready: list[tuple[str, Path]] = []
+    try:
+        for name, text in texts.items():
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+            ready.append((tmp, directory / name))
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        for tmp, _ in ready:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for tmp, path in ready:
+        os.replace(tmp, path)
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """:func:`write_atomic` for UTF-8 text."""
     def write(tmp: str) -> None:

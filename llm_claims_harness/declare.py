@@ -29,9 +29,13 @@ interval, ``interval=``); the verdict is then :data:`INCONCLUSIVE` when a tolera
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import difflib
 import inspect
+import linecache
 import re
+import sys
 import types
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -250,6 +254,41 @@ def _check_revision(where: str, revised: Revision | None, expect: str) -> None:
                                     "expectation came from, why it changed, the committed evidence and its code digest)")
 
 
+def _check_keywords(fields: Mapping[str, Any], caller: types.FrameType) -> None:
+    """Refuse a keyword :class:`Claim` does not take, naming the line it is on in the caller's file and the closest
+    field (a typo: ``post_vale`` → ``post_value``), instead of Python's ``unexpected keyword argument``.
+
+    Raises:
+        ClaimDeclarationError: ``path:line: claim 'id': unknown argument 'x'; did you mean 'y'? (...)``.
+    """
+    __tracebackhide__ = True
+    known = [f.name for f in dataclasses.fields(Claim)]
+    unknown = [name for name in fields if name not in known]
+    if not unknown:
+        return
+    name = unknown[0]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else f"the arguments are {', '.join(known)}"
+    where = f"{caller.f_code.co_filename}:{_keyword_line(caller, name)}"
+    raise ClaimDeclarationError(f"{where}: claim {fields.get('id')!r}: unknown argument {name!r}; {hint}")
+
+
+def _keyword_line(caller: types.FrameType, keyword: str) -> int:
+    """The line of ``keyword=`` in the ``claim(...)`` call the frame ``caller`` is executing (the call's first line
+    when the source cannot be read)."""
+    lines = linecache.getlines(caller.f_code.co_filename)
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return caller.f_lineno
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno <= caller.f_lineno <= (node.end_lineno or node.lineno):
+            found = [k.lineno for k in node.keywords if k.arg == keyword]
+            if found:
+                return found[0]
+    return caller.f_lineno
+
+
 def claim(**fields: Any) -> Callable:
     """Decorate a test function with its :class:`Claim` (fields as keyword arguments).
 
@@ -262,6 +301,7 @@ def claim(**fields: Any) -> Callable:
         ClaimDeclarationError: as :class:`Claim` does; also cases whose ``params`` name different arguments.
     """
     __tracebackhide__ = True  # a bad declaration is reported in one line, at the declaration
+    _check_keywords(fields, sys._getframe(1))
     spec = Claim(**fields)
     mark = pytest.mark.claim(spec)
     if not spec.cases:

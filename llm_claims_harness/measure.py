@@ -5,6 +5,7 @@ seeds, and the figures it may draw for the report (``figures_dir``, ``figure``).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import warnings
@@ -25,7 +26,10 @@ from llm_claims_harness.samples import Sample
 
 ROW = pytest.StashKey[Row]()
 SAMPLES = pytest.StashKey[list]()  # the per-item log of a row that scores items (verify(..., samples=...))
-FAILED_BY_VERDICT = pytest.StashKey[bool]()  # verify() itself failed the test: the verdict is not the expected one
+FAILED_BY_VERDICT = pytest.StashKey[bool]()
+# what the run's own output could not write (a figure): {"path", "error", "errno"}, forwarded to the controller with the
+# report of the test that met it, and said in one line there
+OUTPUT_FAULTS = pytest.StashKey[list[dict[str, Any]]]()  # verify() itself failed the test: the verdict is not the expected one
 DECISION_LEVEL = math.erf(DECISION_SIGMAS / math.sqrt(2))  # 0.9973: the level of a value judged by its interval
 _FIGURE = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[\w./-]+$")  # a relative path inside the report directory
 
@@ -96,22 +100,23 @@ def seeds(run_plan: RunPlan) -> list[int]:
 
 @pytest.fixture(scope="session")
 def figures_dir(pytestconfig: pytest.Config) -> Path | None:
-    """``<report dir>/figures`` (created) for figures that report rows link to as ``figures/<name>``;
-    ``None`` under ``--no-claims-report``, when nothing may be written."""
+    """``<report dir>/figures``, where figures that report rows link to as ``figures/<name>`` go (created when the
+    first figure is drawn, so a run that writes none leaves no empty directory); ``None`` under
+    ``--no-claims-report``, when nothing may be written."""
     if pytestconfig.getoption("no_claims_report"):
         return None
-    path = make_report_dir(pytestconfig) / "figures"
-    path.mkdir(exist_ok=True)
-    return path
+    return report_dir(pytestconfig) / "figures"
 
 
 @pytest.fixture(scope="session")
-def figure(figures_dir: Path | None) -> Callable[[str, Callable[[Path], None]], list[str]]:
+def figure(figures_dir: Path | None, pytestconfig: pytest.Config) -> Callable[[str, Callable[[Path], None]], list[str]]:
     """``figure(name, draw)``: call ``draw(path)`` to write ``<report dir>/figures/<name>`` (once per process:
     the cases of a claim share a figure) and return the link ``["figures/<name>"]`` to pass as
     ``verify(..., figures=...)``; under ``--no-claims-report`` nothing is drawn and the list is empty. Draw
     from what was measured, after measuring, so that a figure never changes a value, and write atomically
-    (a temporary file moved onto the name)."""
+    (a temporary file moved onto the name). A figure that cannot be written (an ``OSError``: a full disk, a
+    read-only or unwritable directory) is no error of the row: the link is left out (``[]``), the fault recorded
+    for the run's one line about it (:data:`OUTPUT_FAULTS`), and a ``figures/`` made for it and left empty removed."""
     drawn: set[str] = set()
 
     def _figure(name: str, draw: Callable[[Path], None]) -> list[str]:
@@ -120,7 +125,18 @@ def figure(figures_dir: Path | None) -> Callable[[str, Callable[[Path], None]], 
         if figures_dir is None:
             return []
         if name not in drawn:
-            draw(figures_dir / name)
+            made = not figures_dir.exists()
+            try:
+                make_report_dir(pytestconfig)
+                figures_dir.mkdir(exist_ok=True)
+                draw(figures_dir / name)
+            except OSError as exc:
+                if made:
+                    with contextlib.suppress(OSError):  # only when empty: another figure may be there by now
+                        figures_dir.rmdir()
+                pytestconfig.stash.setdefault(OUTPUT_FAULTS, []).append(
+                    {"path": str(figures_dir / name), "error": exc.strerror or str(exc), "errno": exc.errno})
+                return []
             drawn.add(name)
         return [f"figures/{name}"]
 

@@ -27,8 +27,8 @@ import pytest
 from llm_claims_harness import catalogue, environment, hooks, options, provenance, report, results, selection
 from llm_claims_harness.declare import ClaimDeclarationError, declared_in
 from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
-    FAILED_BY_VERDICT, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, committed_dir, figure, figures_dir,
-    make_report_dir, report_dir, row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
+    FAILED_BY_VERDICT, OUTPUT_FAULTS, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, committed_dir,
+    figure, figures_dir, make_report_dir, report_dir, row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
 from llm_claims_harness.pages import ReportBudgetError
 from llm_claims_harness.paths import not_writable_dir
 from llm_claims_harness.plan import PLAN, RunPlan, plan
@@ -39,7 +39,7 @@ from llm_claims_harness.text import plural
 STATE = pytest.StashKey["RunState"]()
 RUN_ID = pytest.StashKey[str]()
 REGISTRY = pytest.StashKey[Registry]()
-_PROPERTY, _SAMPLES = "claim_row", "claim_samples"  # what a test report carries to the controller
+_PROPERTY, _SAMPLES, _FAULT = "claim_row", "claim_samples", "claim_output_fault"  # what a test report carries
 # of an error row's exception, kept as its reason: a suite's one-line input fault (file, both hashes, the fix: about
 # 600 characters) whole; a long assertion diff cut
 ERROR_CHARS = 1000
@@ -70,6 +70,7 @@ class RunState:
         self.warning = ""
         self.unwritten = ""  # why the report could not be written, when it could not
         self.signal = ""  # the Ctrl-C or pytest.exit() that ended the run, when one did
+        self.output_faults: list[dict[str, Any]] = []  # what the run's own output could not write (OUTPUT_FAULTS)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -78,6 +79,8 @@ class RunState:
                 self.rows[row.id] = row
             elif name == _SAMPLES and isinstance(value, dict):
                 self.samples[value["id"]] = value["samples"]
+            elif name == _FAULT and isinstance(value, dict):
+                self.output_faults.append(value)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -92,6 +95,8 @@ class RunState:
         config = self.config
         if hasattr(config, "workerinput") or config.getoption("no_claims_report") or not self.rows:
             return
+        if self.output_faults:  # the rows were measured; the report lacks their figures
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         out = report_dir(config)
         env = environment.describe(config, plan(config), wall_s=time.time() - self.started,
                                    interrupted=environment.interruption(session, exitstatus, self.signal))
@@ -138,6 +143,8 @@ class RunState:
             terminalreporter.write_line(f"report: {self.written}")
         if self.unwritten:
             terminalreporter.write_line(f"report: {self.unwritten}", red=True)
+        for line in output_fault_lines(self.output_faults):
+            terminalreporter.write_line(f"report: {line}", red=True)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -291,6 +298,9 @@ def pytest_runtest_call(item: pytest.Item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     rep = yield
+    faults = item.config.stash.get(OUTPUT_FAULTS, [])
+    while faults:  # met while this test (or a fixture it set up) drew: to the controller with its report
+        rep.user_properties.append((_FAULT, faults.pop(0)))
     spec = spec_of(item)
     if spec is None or rep.when == "teardown" or (rep.when == "setup" and rep.passed):
         return rep
@@ -315,6 +325,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     # JUnit XML writes the properties of the item's later reports (record_property's route): the row's facts
     item.user_properties.extend((f"claim.{name}", _junit(getattr(row, name))) for name in JUNIT_FIELDS)
     return rep
+
+
+def output_fault_lines(faults: list[dict[str, Any]]) -> list[str]:
+    """One line per directory and error the run's own output met (figures not written), naming the files and the
+    fix, never a library's traceback."""
+    grouped: dict[tuple[str, str, Any], list[str]] = {}
+    for fault in faults:
+        path = Path(fault["path"])
+        grouped.setdefault((str(path.parent), fault["error"], fault.get("errno")), []).append(path.name)
+    lines = []
+    for (directory, error, number), names in grouped.items():
+        fix = "free space on its disk, or name" if number == errno.ENOSPC else "make it writable, or name"
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        lines.append(f"{plural(len(names), 'figure')} not written to {directory} ({error}: {shown}); their rows "
+                     f"were measured and link no figure. Fix: {fix} a writable --claims-report-dir")
+    return lines
 
 
 def _junit(value: Any) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_claims_harness import lock, migrate, pages, samples
-from llm_claims_harness.atomic import remove_generated, temporary_files, write_atomic, write_text_atomic
+from llm_claims_harness.atomic import remove_generated, temporary_files, write_atomic, write_texts_atomic
 from llm_claims_harness.order import natural
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import ORDER, count
@@ -253,12 +253,10 @@ def _write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:
     # a warning names files, whose path may hold bytes the locale could not decode
     doc = dataclasses.replace(doc, warning=utf8("; ".join(filter(None, [doc.warning, lost]))))
     texts = pages.pages(doc, registry, catalogue=(out / "CATALOGUE.md").exists(), samples=bool(samples))
-    write_text_atomic(out / "results.json", json.dumps(doc.to_dict(), indent=1, ensure_ascii=False) + "\n")
-    write_text_atomic(out / SAMPLES, samples)
-    for name, text in texts.items():
-        write_text_atomic(out / name, text)
+    # all or none: a full disk met while writing leaves the previous report as it was, every file of it
+    write_texts_atomic(out, {"results.json": json.dumps(doc.to_dict(), indent=1, ensure_ascii=False) + "\n",
+                             SAMPLES: samples, **texts, "SCHEMA.md": schema_markdown()})
     remove_generated(out, pages.PAGE_GLOB, pages.GENERATED, keep=set(texts))
-    write_text_atomic(out / "SCHEMA.md", schema_markdown())
     return out / pages.INDEX, doc.warning
 
 
