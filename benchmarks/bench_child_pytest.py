@@ -45,7 +45,7 @@ def _suite(where: Path) -> None:
 
 
 def _rows(where: Path) -> list[tuple]:
-    rows = json.loads((where / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]
+    rows = json.loads((where / ".claims" / "report" / "results.json").read_text(encoding="utf-8"))["claims"]
     return sorted((r["id"], r["verdict"], json.dumps(r.get("measured"), sort_keys=True)) for r in rows)
 
 
