@@ -69,8 +69,8 @@ def pytest_in(tmp_path: Path, conftest: str, *args: str, env: dict | None = None
 
 @scenario("report directory", "read-only target", variants=("named", "default"))
 def _(tmp_path: Path, how: str) -> None:
-    locked = tmp_path / ("out" if how == "named" else "reports")
-    locked.mkdir()
+    locked = tmp_path / ("out" if how == "named" else ".claims/report")
+    locked.mkdir(parents=True)
     proc = pytest_in(tmp_path, LOCK, *(["--claims-report-dir", str(locked)] if how == "named" else []),
                      env={"LOCKED": str(locked)})
     said = proc.stdout + proc.stderr
@@ -80,9 +80,9 @@ def _(tmp_path: Path, how: str) -> None:
 
 FULL = '''import errno
 from llm_claims_harness import results
-def full(path, text):  # a disk that fills as the report is written, simulated
+def full(directory, texts):  # a disk that fills as the report is written, simulated
     raise OSError(errno.ENOSPC, "No space left on device")
-results.write_text_atomic = full
+results.write_texts_atomic = full
 '''
 
 
@@ -91,8 +91,9 @@ def _(tmp_path: Path, _variant: str) -> None:
     proc = pytest_in(tmp_path, FULL, "-p", "no:randomly")
     said = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED and "Traceback" not in said, said
-    assert f"report: the report could not be written to {tmp_path / 'reports'} (No space left on device)" in said
-    assert "1 passed" in said and not leftovers(tmp_path / "reports")
+    out = tmp_path / ".claims" / "report"
+    assert f"report: the report could not be written to {out} (No space left on device)" in said
+    assert "1 passed" in said and not leftovers(out)
 
 
 @scenario("report directory", "stale leftover")

@@ -129,19 +129,19 @@ def test_another_post_is_verified_with_no_harness_edit(harness_only, post_c) -> 
 
 
 def test_the_plugin_is_inert_in_a_suite_that_uses_no_claim(harness_only, tmp_path: Path) -> None:
-    """Installed, the harness does nothing visible in a suite with no claim (issue 33): a file named ``reports``
-    where the report would go stops nothing, no report is written, no line of the plugin is printed; a ``-k`` with a
+    """Installed, the harness does nothing visible in a suite with no claim (issue 33): a file named ``.claims``
+    where the report would go (``.claims/report``) stops nothing, no report is written, no line of the plugin is printed; a ``-k`` with a
     dotted name gets no hint. The planted bug (the report directory checked for every session, as before) fails it."""
     suite = tmp_path / "unrelated"
     suite.mkdir()
-    (suite / "reports").write_text("a file of the other project\n", encoding="utf-8")
+    (suite / ".claims").write_text("a file of the other project\n", encoding="utf-8")
     (suite / "test_plain.py").write_text("def test_one():\n    assert 1 + 1 == 2\n", encoding="utf-8")
     for args in ((), ("-k", "one or pkg.module")):
         run = _python(harness_only, suite, "-m", "pytest", "-p", "no:cacheprovider", *args)
         assert run.returncode == 0, run.stdout + run.stderr
         said = [line for line in (run.stdout + run.stderr).splitlines() if not line.startswith("plugins: ")]
         assert not any("claim" in line.lower() for line in said), said  # pytest's own plugins line names it
-    assert (suite / "reports").read_text(encoding="utf-8") == "a file of the other project\n"
+    assert (suite / ".claims").read_text(encoding="utf-8") == "a file of the other project\n"
     (suite / "conftest.py").write_text("from llm_claims_harness import plugin\n\n"
                                        "def pytest_configure(config):\n    plugin._check_report_dir(config)\n",
                                        encoding="utf-8")
