@@ -29,25 +29,21 @@ interval, ``interval=``); the verdict is then :data:`INCONCLUSIVE` when a tolera
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import difflib
-import inspect
-import linecache
 import re
 import sys
-import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
+from llm_claims_harness import source
 from llm_claims_harness.row import Declared, Quote, Revision
 from llm_claims_harness.tolerance import Refused, Tolerance, at_least, at_most, close, exact, flatten, is_number
 
 __all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "QUOTED_KINDS", "VERDICTS", "Case", "Claim",
            "ClaimDeclarationError", "Declared", "Quote", "Refused", "Revision", "Tolerance", "at_least", "at_most",
-           "claim", "close", "declared_in", "exact", "flatten"]
+           "claim", "close", "exact", "flatten"]
 
 VERDICTS = ("holds", "refuted")  # what a claim may expect
 NO_PREDICTION = "none"  # a Revision's pre-registered verdict when nothing was predicted: a regression check
@@ -254,41 +250,6 @@ def _check_revision(where: str, revised: Revision | None, expect: str) -> None:
                                     "expectation came from, why it changed, the committed evidence and its code digest)")
 
 
-def _check_keywords(fields: Mapping[str, Any], caller: types.FrameType) -> None:
-    """Refuse a keyword :class:`Claim` does not take, naming the line it is on in the caller's file and the closest
-    field (a typo: ``post_vale`` → ``post_value``), instead of Python's ``unexpected keyword argument``.
-
-    Raises:
-        ClaimDeclarationError: ``path:line: claim 'id': unknown argument 'x'; did you mean 'y'? (...)``.
-    """
-    __tracebackhide__ = True
-    known = [f.name for f in dataclasses.fields(Claim)]
-    unknown = [name for name in fields if name not in known]
-    if not unknown:
-        return
-    name = unknown[0]
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]!r}?" if close else f"the arguments are {', '.join(known)}"
-    where = f"{caller.f_code.co_filename}:{_keyword_line(caller, name)}"
-    raise ClaimDeclarationError(f"{where}: claim {fields.get('id')!r}: unknown argument {name!r}; {hint}")
-
-
-def _keyword_line(caller: types.FrameType, keyword: str) -> int:
-    """The line of ``keyword=`` in the ``claim(...)`` call the frame ``caller`` is executing (the call's first line
-    when the source cannot be read)."""
-    lines = linecache.getlines(caller.f_code.co_filename)
-    try:
-        tree = ast.parse("".join(lines))
-    except (SyntaxError, ValueError):
-        return caller.f_lineno
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.lineno <= caller.f_lineno <= (node.end_lineno or node.lineno):
-            found = [k.lineno for k in node.keywords if k.arg == keyword]
-            if found:
-                return found[0]
-    return caller.f_lineno
-
-
 def claim(**fields: Any) -> Callable:
     """Decorate a test function with its :class:`Claim` (fields as keyword arguments).
 
@@ -301,7 +262,9 @@ def claim(**fields: Any) -> Callable:
         ClaimDeclarationError: as :class:`Claim` does; also cases whose ``params`` name different arguments.
     """
     __tracebackhide__ = True  # a bad declaration is reported in one line, at the declaration
-    _check_keywords(fields, sys._getframe(1))
+    unknown = source.unknown_keyword(fields, [f.name for f in dataclasses.fields(Claim)], sys._getframe(1))
+    if unknown:
+        raise ClaimDeclarationError(unknown)
     spec = Claim(**fields)
     mark = pytest.mark.claim(spec)
     if not spec.cases:
@@ -321,22 +284,3 @@ def claim(**fields: Any) -> Callable:
 
     return decorate
 
-
-def declared_in(module: types.ModuleType) -> Iterator[Claim]:
-    """Every :class:`Claim` declared in ``module``: on its functions and on the methods of its classes, defined there
-    (not imported), in definition order. What a test file declares is read from here, never from which of its
-    items a run collected (a node id, ``--lf`` or ``-k`` collects or keeps a part of them)."""
-    def marked(obj: Any) -> Iterator[Claim]:
-        for mark in getattr(obj, "pytestmark", ()):
-            if getattr(mark, "name", None) == "claim" and mark.args and isinstance(mark.args[0], Claim):
-                yield mark.args[0]
-
-    for obj in vars(module).values():
-        if getattr(obj, "__module__", None) != module.__name__:
-            continue
-        if inspect.isfunction(obj):
-            yield from marked(obj)
-        elif inspect.isclass(obj):
-            for member in vars(obj).values():
-                if inspect.isfunction(member):
-                    yield from marked(member)

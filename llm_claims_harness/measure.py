@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from llm_claims_harness import provenance, report
-from llm_claims_harness.atomic import write_text_atomic
 from llm_claims_harness.declare import (DECISION_SIGMAS, INCONCLUSIVE, Claim, ClaimDeclarationError,
                                         Tolerance, flatten)
+from llm_claims_harness.place import make_report_dir, report_dir
 from llm_claims_harness.plan import RunPlan, plan
 from llm_claims_harness.row import Row
 from llm_claims_harness.samples import Sample
@@ -41,43 +41,6 @@ class ClaimError(AssertionError):
 class ClaimInconclusiveWarning(pytest.PytestWarning):
     """A stochastic claim's value lies within its noise of a tolerance bound: neither holds nor refuted.
     The test passes with this warning; ``--claims-strict`` fails it instead."""
-
-
-COMMITTED = "reports"  # the report a repository keeps, under its rootdir: written only by --claims-regenerate
-LOCAL = ".claims"  # under the rootdir: an ad-hoc run's report (LOCAL/report), which git ignores (LOCAL/.gitignore)
-_IGNORE_ALL = "# written by llm-claims-harness: an ad-hoc run's report, never committed\n*\n"
-
-
-def report_dir(config: pytest.Config) -> Path:
-    """Where the report is written: ``--claims-report-dir``; else, under ``--claims-regenerate``, the committed
-    ``<rootdir>/reports``; else ``<rootdir>/.claims/report``, which git ignores (a run asked for nothing to be
-    regenerated leaves tracked files alone, as pytest-regressions writes only under ``--force-regen``)."""
-    named = config.getoption("claims_report_dir")
-    if named:
-        return Path(named)
-    return config.rootpath / (COMMITTED if config.getoption("claims_regenerate") else f"{LOCAL}/report")
-
-
-def committed_dir(config: pytest.Config) -> Path | None:
-    """The committed report an ad-hoc run's report starts from (its rows not measured now are carried from it):
-    ``<rootdir>/reports`` when this run writes the default local report, else ``None``."""
-    if config.getoption("claims_report_dir") or config.getoption("claims_regenerate"):
-        return None
-    return config.rootpath / COMMITTED
-
-
-def make_report_dir(config: pytest.Config) -> Path:
-    """:func:`report_dir`, created; the local one with a ``.gitignore`` that ignores all of ``.claims/`` (as pytest's
-    own cache directory has), so that no repository needs an entry for it.
-
-    Raises:
-        OSError: it cannot be created.
-    """
-    out = report_dir(config)
-    out.mkdir(parents=True, exist_ok=True)
-    if committed_dir(config) is not None and not (config.rootpath / LOCAL / ".gitignore").exists():
-        write_text_atomic(config.rootpath / LOCAL / ".gitignore", _IGNORE_ALL)
-    return out
 
 
 @pytest.fixture(scope="session")

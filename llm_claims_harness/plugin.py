@@ -24,16 +24,17 @@ from typing import Any
 
 import pytest
 
-from llm_claims_harness import catalogue, environment, hooks, options, provenance, report, results, selection
-from llm_claims_harness.declare import ClaimDeclarationError, declared_in
+from llm_claims_harness import collection, environment, hooks, options, provenance, report, results, selection
+from llm_claims_harness.declare import ClaimDeclarationError
 from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the plugin registers and exports)
-    FAILED_BY_VERDICT, OUTPUT_FAULTS, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, committed_dir,
-    figure, figures_dir, make_report_dir, report_dir, row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
+    FAILED_BY_VERDICT, OUTPUT_FAULTS, ROW, SAMPLES, ClaimError, ClaimInconclusiveWarning, case_id, figure, figures_dir,
+    row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
 from llm_claims_harness.pages import ReportBudgetError
-from llm_claims_harness.paths import not_writable_dir
+from llm_claims_harness.place import (check_report_dir, committed_dir, make_report_dir, output_fault_lines,
+                                      report_dir)
 from llm_claims_harness.plan import PLAN, RunPlan, plan
 from llm_claims_harness.posts import PostRegistryError, Registry
-from llm_claims_harness.row import Declared, Row
+from llm_claims_harness.row import Row
 from llm_claims_harness.text import plural
 
 STATE = pytest.StashKey["RunState"]()
@@ -178,7 +179,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = state
     config.pluginmanager.register(state, "claims-run-state")
     if config.stash[REGISTRY].posts or config.getoption("claims_report_dir"):
-        _check_report_dir(config)
+        check_report_dir(config)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -192,23 +193,6 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return f"claims: {drawn} (--claims-seed, --claims-seeds), device {run.device_name}, {out}"
 
 
-def _check_report_dir(config: pytest.Config) -> None:
-    """The report directory (``--claims-report-dir``, else ``<rootdir>/reports``) must be one this run can write
-    to, unless no report is written: found before measuring, not when the report is due.
-
-    Raises:
-        pytest.UsageError: naming the path, what is wrong and what was expected.
-    """
-    if config.getoption("no_claims_report"):
-        return
-    named = config.getoption("claims_report_dir")
-    problem = not_writable_dir(report_dir(config))
-    if problem:
-        raise pytest.UsageError(f"report: {f'--claims-report-dir={named}' if named else 'the report directory'}: "
-                                f"{problem}; expected a directory this run can create or write to (name one with "
-                                "--claims-report-dir, or measure without a report: --no-claims-report)")
-
-
 def run_id(config: pytest.Config) -> str:
     """This run's id, the same on the xdist controller and every worker."""
     return config.stash[RUN_ID]
@@ -216,8 +200,9 @@ def run_id(config: pytest.Config) -> str:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Refuse duplicate ids, make claim ids selectable with ``-k``, and remember what was declared
-    before ``-k``/``-m`` deselect anything, so the report can tell a stale row from an unrun one."""
+    """Refuse duplicate ids, make claim ids selectable with ``-k``, and remember every row the test files this run
+    imported declare (read from their declarations, whatever pytest collected or deselects of them: a node id,
+    ``--lf``, ``-k``), so the report can tell a stale row from an unrun one."""
     owner: dict[str, str] = {}
     state, registry = config.stash[STATE], config.stash[REGISTRY]
     modules: dict[str, pytest.Module] = {}  # test file -> its module, for every file some item came from
@@ -242,48 +227,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}"
                                         f"{hint}") from None
         item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
-        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = _declared(spec.resolve(case_id(item)))
+        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = collection.declared(spec.resolve(case_id(item)))
     for file, module in modules.items():  # every row its file declares, whatever this run collected of it
-        declared = {row.id: _declared(row) for spec in declared_in(module.obj)
-                    for row in (map(spec.resolve, spec.cases) if spec.cases else [spec.resolve(None)])}
+        declared = {row.id: collection.declared(row) for row in collection.rows_declared(module)}
         if declared:
             state.collected[file] = {**declared, **state.collected.get(file, {})}
     if state.collected and not (registry.posts or config.getoption("claims_report_dir")):
-        _check_report_dir(config)  # claims in a suite that declares no post: checked now, before measuring
+        check_report_dir(config)  # claims in a suite that declares no post: checked now, before measuring
     if hasattr(config, "workeroutput"):  # xdist worker: the controller reads this when we finish
         config.workeroutput["claims_collected"] = state.collected
     if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error
-        _write_catalogue(config, modules, registry)
-
-
-def _declared(row: Declared) -> dict[str, Any]:
-    """What the report needs of a declared row it did not measure (:data:`llm_claims_harness.results.Collected`)."""
-    return {"version": row.version, "post": row.post, "section": row.section, "version_note": row.version_note}
-
-
-def _write_catalogue(config: pytest.Config, modules: dict[str, pytest.Module], registry: Registry) -> None:
-    """Write the catalogue of every claim the collected test files declare, in their order, unless this run left
-    out a test file the previous catalogue lists and the disk still holds (a path, ``--lf`` or ``--ignore``
-    collected part of the suite): a catalogue is whole or not written.
-
-    Raises:
-        pytest.UsageError: the selection is partial, naming the files it left out.
-    """
-    out = report_dir(config)
-    missing = [f for f in catalogue.listed_files(out if out.exists() else committed_dir(config) or out) if f not in modules and (config.rootpath / f).is_file()]
-    if missing:
-        raise pytest.UsageError(
-            f"--claims-catalogue: this selection leaves out {plural(len(missing), 'test file')} the catalogue in "
-            f"{out} lists ({', '.join(missing[:3])}{', …' if len(missing) > 3 else ''}); a catalogue is written from "
-            "the whole suite: run pytest --claims-catalogue without test paths, --lf or --ignore")
-    listed = [(row, file) for file, module in modules.items() for spec in declared_in(module.obj)
-              for row in (map(spec.resolve, spec.cases) if spec.cases else [spec.resolve(None)])]
-    try:
-        path = catalogue.write(make_report_dir(config), listed, registry)
-    except OSError as exc:
-        raise pytest.UsageError(f"--claims-catalogue: cannot write to {out} ({exc.strerror or exc}); name a writable "
-                                "--claims-report-dir") from None
-    config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
+        collection.write_catalogue(config, modules, registry)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -325,22 +279,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     # JUnit XML writes the properties of the item's later reports (record_property's route): the row's facts
     item.user_properties.extend((f"claim.{name}", _junit(getattr(row, name))) for name in JUNIT_FIELDS)
     return rep
-
-
-def output_fault_lines(faults: list[dict[str, Any]]) -> list[str]:
-    """One line per directory and error the run's own output met (figures not written), naming the files and the
-    fix, never a library's traceback."""
-    grouped: dict[tuple[str, str, Any], list[str]] = {}
-    for fault in faults:
-        path = Path(fault["path"])
-        grouped.setdefault((str(path.parent), fault["error"], fault.get("errno")), []).append(path.name)
-    lines = []
-    for (directory, error, number), names in grouped.items():
-        fix = "free space on its disk, or name" if number == errno.ENOSPC else "make it writable, or name"
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        lines.append(f"{plural(len(names), 'figure')} not written to {directory} ({error}: {shown}); their rows "
-                     f"were measured and link no figure. Fix: {fix} a writable --claims-report-dir")
-    return lines
 
 
 def _junit(value: Any) -> str:

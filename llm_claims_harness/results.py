@@ -45,7 +45,7 @@ STALE_S = 60  # a report's temporary file older than this is a killed run's (wri
 SAMPLES = "samples.jsonl"
 UNREADABLE = "results.json.unreadable"  # where an unreadable previous results.json is kept
 # collected: test file -> {row id: {"version", "post", "section", "version_note"} as declared} for every row a test
-# file this run imported declares (llm_claims_harness.declare.declared_in), collected or not
+# file this run imported declares (llm_claims_harness.collection.declared_in), collected or not
 Collected = dict[str, dict[str, dict[str, Any]]]
 
 

@@ -142,8 +142,8 @@ def test_the_plugin_is_inert_in_a_suite_that_uses_no_claim(harness_only, tmp_pat
         said = [line for line in (run.stdout + run.stderr).splitlines() if not line.startswith("plugins: ")]
         assert not any("claim" in line.lower() for line in said), said  # pytest's own plugins line names it
     assert (suite / ".claims").read_text(encoding="utf-8") == "a file of the other project\n"
-    (suite / "conftest.py").write_text("from llm_claims_harness import plugin\n\n"
-                                       "def pytest_configure(config):\n    plugin._check_report_dir(config)\n",
+    (suite / "conftest.py").write_text("from llm_claims_harness import place\n\n"
+                                       "def pytest_configure(config):\n    place.check_report_dir(config)\n",
                                        encoding="utf-8")
     planted = _python(harness_only, suite, "-m", "pytest", "-p", "no:cacheprovider")
     assert planted.returncode == pytest.ExitCode.USAGE_ERROR and "report" in planted.stderr, planted.stderr

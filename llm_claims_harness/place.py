@@ -1,0 +1,90 @@
+"""Where a run's output goes, and what it says when it cannot write there.
+
+The report goes to ``--claims-report-dir``; else, under ``--claims-regenerate``, to the committed
+``<rootdir>/reports``; else to ``<rootdir>/.claims/report``, which git ignores (``.claims/.gitignore``) and which
+starts from the committed report (:func:`llm_claims_harness.results.write`'s ``start_from``): a run asked for nothing
+to be regenerated leaves tracked files alone, as pytest-regressions writes only under ``--force-regen``. A directory
+the run cannot write is a usage error before measuring; a figure it could not write is one line at the end
+(:func:`output_fault_lines`).
+"""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_harness.paths import not_writable_dir
+from llm_claims_harness.text import plural
+
+COMMITTED = "reports"  # the report a repository keeps, under its rootdir: written only by --claims-regenerate
+LOCAL = ".claims"  # under the rootdir: an ad-hoc run's report (LOCAL/report), which git ignores (LOCAL/.gitignore)
+_IGNORE_ALL = "# written by llm-claims-harness: an ad-hoc run's report, never committed\n*\n"
+
+
+def report_dir(config: pytest.Config) -> Path:
+    """Where the report is written: ``--claims-report-dir``; else, under ``--claims-regenerate``, the committed
+    ``<rootdir>/reports``; else ``<rootdir>/.claims/report``, which git ignores (a run asked for nothing to be
+    regenerated leaves tracked files alone, as pytest-regressions writes only under ``--force-regen``)."""
+    named = config.getoption("claims_report_dir")
+    if named:
+        return Path(named)
+    return config.rootpath / (COMMITTED if config.getoption("claims_regenerate") else f"{LOCAL}/report")
+
+
+def committed_dir(config: pytest.Config) -> Path | None:
+    """The committed report an ad-hoc run's report starts from (its rows not measured now are carried from it):
+    ``<rootdir>/reports`` when this run writes the default local report, else ``None``."""
+    if config.getoption("claims_report_dir") or config.getoption("claims_regenerate"):
+        return None
+    return config.rootpath / COMMITTED
+
+
+def make_report_dir(config: pytest.Config) -> Path:
+    """:func:`report_dir`, created; the local one with a ``.gitignore`` that ignores all of ``.claims/`` (as pytest's
+    own cache directory has), so that no repository needs an entry for it.
+
+    Raises:
+        OSError: it cannot be created.
+    """
+    out = report_dir(config)
+    out.mkdir(parents=True, exist_ok=True)
+    if committed_dir(config) is not None and not (config.rootpath / LOCAL / ".gitignore").exists():
+        write_text_atomic(config.rootpath / LOCAL / ".gitignore", _IGNORE_ALL)
+    return out
+
+
+def check_report_dir(config: pytest.Config) -> None:
+    """The report directory (``--claims-report-dir``, else ``<rootdir>/reports``) must be one this run can write
+    to, unless no report is written: found before measuring, not when the report is due.
+
+    Raises:
+        pytest.UsageError: naming the path, what is wrong and what was expected.
+    """
+    if config.getoption("no_claims_report"):
+        return
+    named = config.getoption("claims_report_dir")
+    problem = not_writable_dir(report_dir(config))
+    if problem:
+        raise pytest.UsageError(f"report: {f'--claims-report-dir={named}' if named else 'the report directory'}: "
+                                f"{problem}; expected a directory this run can create or write to (name one with "
+                                "--claims-report-dir, or measure without a report: --no-claims-report)")
+
+
+def output_fault_lines(faults: list[dict[str, Any]]) -> list[str]:
+    """One line per directory and error the run's own output met (figures not written), naming the files and the
+    fix, never a library's traceback."""
+    grouped: dict[tuple[str, str, Any], list[str]] = {}
+    for fault in faults:
+        path = Path(fault["path"])
+        grouped.setdefault((str(path.parent), fault["error"], fault.get("errno")), []).append(path.name)
+    lines = []
+    for (directory, error, number), names in grouped.items():
+        fix = "free space on its disk, or name" if number == errno.ENOSPC else "make it writable, or name"
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        lines.append(f"{plural(len(names), 'figure')} not written to {directory} ({error}: {shown}); their rows "
+                     f"were measured and link no figure. Fix: {fix} a writable --claims-report-dir")
+    return lines
