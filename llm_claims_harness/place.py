@@ -2,7 +2,7 @@
 
 The report goes to ``--claims-report-dir``; else, under ``--claims-regenerate``, to the committed
 ``<rootdir>/reports``; else to ``<rootdir>/.claims/report``, which git ignores (``.claims/.gitignore``) and which
-starts from the committed report (:func:`llm_claims_harness.results.write`'s ``start_from``): a run asked for nothing
+starts from the committed report (:func:`start_from`, again whenever the committed report changed): a run asked for nothing
 to be regenerated leaves tracked files alone, as pytest-regressions writes only under ``--force-regen``. A directory
 the run cannot write is a usage error before measuring; a figure it could not write is one line at the end
 (:func:`output_fault_lines`).
@@ -11,15 +11,19 @@ the run cannot write is a usage error before measuring; a figure it could not wr
 from __future__ import annotations
 
 import errno
+import functools
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_harness.atomic import write_atomic, write_text_atomic
 from llm_claims_harness.paths import not_writable_dir
+from llm_claims_harness.provenance import sha256_of
 from llm_claims_harness.text import plural
 
+STARTED_FROM = ".started-from"  # in an ad-hoc report: the sha256 of the committed results.json it began from
 COMMITTED = "reports"  # the report a repository keeps, under its rootdir: written only by --claims-regenerate
 LOCAL = ".claims"  # under the rootdir: an ad-hoc run's report (LOCAL/report), which git ignores (LOCAL/.gitignore)
 _IGNORE_ALL = "# written by llm-claims-harness: an ad-hoc run's report, never committed\n*\n"
@@ -33,6 +37,34 @@ def report_dir(config: pytest.Config) -> Path:
     if named:
         return Path(named)
     return config.rootpath / (COMMITTED if config.getoption("claims_regenerate") else f"{LOCAL}/report")
+
+
+def start_from(committed: Path, out: Path, started: float = 0.0) -> str:
+    """Make the ad-hoc report in ``out`` begin from the committed report in ``committed``, so that a partial run still
+    gives every row: where ``out`` holds no ``results.json`` yet, or began from another version of the committed one
+    (a pull or a regeneration since: :data:`STARTED_FROM` records which), the committed files are copied in, each
+    atomically, except figures this run drew (written since ``started``, a ``time.time()``). Nothing when
+    ``committed`` holds no ``results.json``.
+
+    Returns a warning when rows of earlier ad-hoc runs were dropped so (``""`` otherwise). Raises ``OSError``.
+    """
+    source = committed / "results.json"
+    if not source.is_file():
+        return ""
+    digest = sha256_of(source)
+    marker, began = out / STARTED_FROM, (out / "results.json").exists()
+    if began and marker.is_file() and marker.read_text(encoding="utf-8") == digest:
+        return ""
+    for path in sorted(committed.rglob("*")):
+        relative = path.relative_to(committed)
+        target = out / relative
+        if not path.is_file() or any(part.startswith(".") for part in relative.parts) or (
+                relative.parts[0] == "figures" and target.exists() and target.stat().st_mtime >= started):
+            continue
+        write_atomic(target, functools.partial(shutil.copyfile, path))
+    write_text_atomic(marker, digest)
+    return (f"the committed report changed since this report began: it starts again from {committed} (rows measured "
+            "by earlier ad-hoc runs were dropped)" if began else "")
 
 
 def committed_dir(config: pytest.Config) -> Path | None:

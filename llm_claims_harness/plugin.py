@@ -16,6 +16,7 @@ the run plan of :mod:`llm_claims_harness.plan`), its environment. The fixtures a
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import time
 import uuid
@@ -31,7 +32,7 @@ from llm_claims_harness.measure import (  # noqa: F401  (fixtures and names the 
     row_id, run_plan, seed, seeds, spec_of, topic_of, verify)
 from llm_claims_harness.pages import ReportBudgetError
 from llm_claims_harness.place import (check_report_dir, committed_dir, make_report_dir, output_fault_lines,
-                                      report_dir)
+                                      report_dir, start_from)
 from llm_claims_harness.plan import PLAN, RunPlan, plan
 from llm_claims_harness.posts import PostRegistryError, Registry
 from llm_claims_harness.row import Row
@@ -102,9 +103,11 @@ class RunState:
         env = environment.describe(config, plan(config), wall_s=time.time() - self.started,
                                    interrupted=environment.interruption(session, exitstatus, self.signal))
         try:
+            committed = committed_dir(config)
             self.written, self.warning = results.write(make_report_dir(config), results.Measured(
                 run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected,
-                root=config.rootpath), config.stash[REGISTRY], start_from=committed_dir(config))
+                root=config.rootpath), config.stash[REGISTRY], prepare=functools.partial(
+                    start_from, committed, started=self.started) if committed else None)
         except OSError as exc:  # each file is written whole or not at all (write_text_atomic)
             fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
             self.unwritten = (f"the report could not be written to {out} ({exc.strerror or exc}); the rows above "

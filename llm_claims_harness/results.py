@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import json
-import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from llm_claims_harness import lock, migrate, pages, samples
-from llm_claims_harness.atomic import remove_generated, temporary_files, write_atomic, write_texts_atomic
+from llm_claims_harness.atomic import remove_generated, temporary_files, write_texts_atomic
 from llm_claims_harness.order import natural
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import ORDER, count
@@ -205,38 +204,22 @@ def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
     return "".join(line + "\n" for line in lines), warning
 
 
-def write(out: Path, run: Measured, registry: Registry, start_from: Path | None = None) -> tuple[Path, str]:
+def write(out: Path, run: Measured, registry: Registry,
+          prepare: Callable[[Path], str] | None = None) -> tuple[Path, str]:
     """Merge with the previous report in ``out`` and write ``results.json``, ``samples.jsonl``, the Markdown pages
     (:func:`llm_claims_harness.pages.pages`; pages of an earlier layout are removed) and ``SCHEMA.md``, holding the
     directory's lock from the read to the last write (:func:`llm_claims_harness.lock.writing`): a run that shares
-    ``out`` waits, then merges on top of this one. Where ``out`` holds no ``results.json`` yet and ``start_from``
-    (a committed report) does, the report starts as a copy of that one (:func:`_start_from`), so that a partial run
-    of a fresh checkout still gives a whole report.
+    ``out`` waits, then merges on top of this one. ``prepare(out)``, called first under the lock, readies the
+    previous report and returns a warning (an ad-hoc report starting from the committed one:
+    :func:`llm_claims_harness.place.start_from`).
 
     Returns the path of the index page and a warning (empty when none). Raises ``OSError`` when ``out`` cannot be
     written, or another run held its lock too long.
     """
     with lock.writing(out):
-        if start_from is not None and not (out / "results.json").exists():
-            _start_from(start_from, out)
-        return _write(out, run, registry)
-
-
-def _start_from(committed: Path, out: Path) -> None:
-    """Copy the files of the report in ``committed`` (its rows, their items, figures and catalogue) that ``out``
-    lacks into ``out``, each atomically; a figure this run drew already is kept. Nothing when ``committed`` holds no
-    ``results.json``."""
-    if not (committed / "results.json").is_file():
-        return
-    for source in sorted(committed.rglob("*")):
-        relative = source.relative_to(committed)
-        if source.is_file() and not any(part.startswith(".") for part in relative.parts) \
-                and not (out / relative).exists():
-            write_atomic(out / relative, functools.partial(_copy, source))
-
-
-def _copy(source: Path, tmp: str) -> None:
-    shutil.copyfile(source, tmp)
+        said = prepare(out) if prepare is not None else ""
+        index, warning = _write(out, run, registry)
+        return index, "; ".join(filter(None, [said, warning]))
 
 
 def _write(out: Path, run: Measured, registry: Registry) -> tuple[Path, str]:

@@ -78,3 +78,28 @@ def test_a_named_directory_starts_empty(suite: pytest.Pytester, tmp_path: Path) 
     rows = json.loads((tmp_path / "mine" / "results.json").read_text(encoding="utf-8"))["claims"]
     assert [r["id"] for r in rows] == ["toy.holds"]
 
+
+
+def test_the_local_report_starts_again_when_the_committed_one_changes(suite: pytest.Pytester) -> None:
+    """After a pull or a regeneration, rows an earlier ad-hoc run measured are not shown beside the new committed
+    ones as if current: the local report starts again from the committed one, and says so."""
+    _committed(suite)
+    local = suite.path / LOCAL_REPORT / "results.json"
+
+    def rows() -> dict[str, str]:
+        return {r["id"]: r["run"] for r in json.loads(local.read_text(encoding="utf-8"))["claims"]}
+
+    suite.runpytest("-k", "toy.holds")
+    first = rows()["toy.holds"]
+    suite.runpytest("-k", "toy.skipped")  # the committed report unchanged: the earlier ad-hoc row stays
+    assert rows()["toy.holds"] == first
+    suite.runpytest("--claims-regenerate", "-k", "toy.cases")  # a regeneration (or a pull) changes reports/
+    committed = {r["id"]: r["run"] for r in json.loads(
+        (suite.path / "reports" / "results.json").read_text(encoding="utf-8"))["claims"]}
+    result = suite.runpytest("-k", "toy.refuted_as_expected")
+    result.stdout.fnmatch_lines(["report: the committed report changed since this report began: it starts again "
+                                 "from */reports (rows measured by earlier ad-hoc runs were dropped)*"])
+    now = rows()
+    assert now["toy.holds"] == committed["toy.holds"] != first
+    assert {rid: run for rid, run in now.items() if rid != "toy.refuted_as_expected"} == {
+        rid: run for rid, run in committed.items() if rid != "toy.refuted_as_expected"}
