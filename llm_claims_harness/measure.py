@@ -81,11 +81,12 @@ def figure(figures_dir: Path | None, pytestconfig: pytest.Config) -> Callable[[s
     read-only or unwritable directory) is no error of the row: the link is left out (``[]``), the fault recorded
     for the run's one line about it (:data:`OUTPUT_FAULTS`), and a ``figures/`` made for it and left empty removed."""
     drawn: set[str] = set()
+    failed: set[str] = set()  # tried once and not written: the claim's other cases link no figure either
 
     def _figure(name: str, draw: Callable[[Path], None]) -> list[str]:
         if not _FIGURE.match(name) or "/" in name:
             raise ClaimError(f"figure name {name!r}: expected a plain file name such as 'pe_heatmap.png'")
-        if figures_dir is None:
+        if figures_dir is None or name in failed:
             return []
         if name not in drawn:
             made = not figures_dir.exists()
@@ -99,6 +100,7 @@ def figure(figures_dir: Path | None, pytestconfig: pytest.Config) -> Callable[[s
                         figures_dir.rmdir()
                 pytestconfig.stash.setdefault(OUTPUT_FAULTS, []).append(
                     {"path": str(figures_dir / name), "error": exc.strerror or str(exc), "errno": exc.errno})
+                failed.add(name)
                 return []
             drawn.add(name)
         return [f"figures/{name}"]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import errno
 import functools
+import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +92,11 @@ def make_report_dir(config: pytest.Config) -> Path:
 
 
 def check_report_dir(config: pytest.Config) -> None:
-    """The report directory (``--claims-report-dir``, else ``<rootdir>/reports``) must be one this run can write
-    to, unless no report is written: found before measuring, not when the report is due.
+    """The report directory (:func:`report_dir`) must be one this run can write to, unless no report is written:
+    found before measuring, not when the report is due. Beside the permission checks of
+    :func:`llm_claims_harness.paths.not_writable_dir`, a directory is tried: a temporary one is made and removed where
+    the report directory would be created (or inside it, where it exists), which finds what permissions do not say
+    (a pseudo-filesystem such as ``/proc``, a read-only mount).
 
     Raises:
         pytest.UsageError: naming the path, what is wrong and what was expected.
@@ -99,11 +104,21 @@ def check_report_dir(config: pytest.Config) -> None:
     if config.getoption("no_claims_report"):
         return
     named = config.getoption("claims_report_dir")
-    problem = not_writable_dir(report_dir(config))
+    problem = not_writable_dir(report_dir(config)) or _tried(report_dir(config))
     if problem:
         raise pytest.UsageError(f"report: {f'--claims-report-dir={named}' if named else 'the report directory'}: "
                                 f"{problem}; expected a directory this run can create or write to (name one with "
                                 "--claims-report-dir, or measure without a report: --no-claims-report)")
+
+
+def _tried(path: Path) -> str | None:
+    """Why a directory cannot be made where ``path`` is or would be created (``None`` when one can), trying it."""
+    existing = next(p for p in (path.absolute(), *path.absolute().parents) if p.exists())
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".claims-probe-", dir=existing))
+    except OSError as exc:
+        return f"cannot be created: {existing} refuses a new directory ({exc.strerror or exc})"
+    return None
 
 
 def output_fault_lines(faults: list[dict[str, Any]]) -> list[str]:
@@ -112,10 +127,12 @@ def output_fault_lines(faults: list[dict[str, Any]]) -> list[str]:
     grouped: dict[tuple[str, str, Any], list[str]] = {}
     for fault in faults:
         path = Path(fault["path"])
-        grouped.setdefault((str(path.parent), fault["error"], fault.get("errno")), []).append(path.name)
+        names = grouped.setdefault((str(path.parent), fault["error"], fault.get("errno")), [])
+        if path.name not in names:  # the cases of a claim share a figure (and xdist's workers may each try it)
+            names.append(path.name)
     lines = []
     for (directory, error, number), names in grouped.items():
-        fix = "free space on its disk, or name" if number == errno.ENOSPC else "make it writable, or name"
+        fix = "free space on its disk, or name" if number == errno.ENOSPC else "name"
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         lines.append(f"{plural(len(names), 'figure')} not written to {directory} ({error}: {shown}); their rows "
                      f"were measured and link no figure. Fix: {fix} a writable --claims-report-dir")

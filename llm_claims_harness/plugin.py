@@ -73,6 +73,7 @@ class RunState:
         self.unwritten = ""  # why the report could not be written, when it could not
         self.signal = ""  # the Ctrl-C or pytest.exit() that ended the run, when one did
         self.output_faults: list[dict[str, Any]] = []  # what the run's own output could not write (OUTPUT_FAULTS)
+        self.catalogue_written = False  # --claims-catalogue wrote it (and left pytest nothing to list)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -95,6 +96,8 @@ class RunState:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         config = self.config
+        if self.catalogue_written and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # the catalogue was what it was asked for
         if hasattr(config, "workerinput") or config.getoption("no_claims_report") or not self.rows:
             return
         if self.output_faults:  # the rows were measured; the report lacks their figures
@@ -147,7 +150,7 @@ class RunState:
             terminalreporter.write_line(f"report: {self.written}")
         if self.unwritten:
             terminalreporter.write_line(f"report: {self.unwritten}", red=True)
-        for line in output_fault_lines(self.output_faults):
+        for line in output_fault_lines(self.output_faults) if not self.unwritten else ():  # else said above
             terminalreporter.write_line(f"report: {line}", red=True)
 
 
@@ -241,6 +244,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         config.workeroutput["claims_collected"] = state.collected
     if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error
         collection.write_catalogue(config, modules, registry)
+        config.hook.pytest_deselected(items=list(items))  # its one line, not pytest's tree of every test
+        items[:] = []
+        state.catalogue_written = True
 
 
 @pytest.hookimpl(wrapper=True)

@@ -4,6 +4,8 @@ row; nothing is left half-made (no empty ``figures/``, the previous report byte-
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness_toy import CONFTEST, LOCAL_REPORT
@@ -17,9 +19,9 @@ def full_disk(path):
     raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
 @claim(id="fig.drawn", source="test", kind="control", expect_source="design", statement="two figures",
-       post_value=1, tolerance=exact(reason="integers"), cases={"a": Case(), "b": Case()})
-def test_drawn(verify, figure, case):
-    verify(1, figures=figure(f"plot_{case}.png", full_disk))
+       post_value=1, tolerance=exact(reason="integers"), cases={"a": Case(), "b": Case(), "c": Case()})
+def test_drawn(verify, figure, case):  # case c shares case a's figure, as a claim's cases often do
+    verify(1, figures=figure(f"plot_{'a' if case == 'c' else case}.png", full_disk))
 '''
 
 FULL_AT_THE_THIRD_FILE = '''
@@ -44,7 +46,7 @@ def test_a_figure_on_a_full_disk_is_one_line_and_leaves_no_empty_folder(pytester
     pytester.makepyfile(test_figures=FIGURES)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # the report lacks what it should hold
-    result.assert_outcomes(passed=2)  # the measurements themselves held
+    result.assert_outcomes(passed=3)  # the measurements themselves held
     said = result.stdout.lines + result.stderr.lines
     faults = [line for line in said if "not written" in line]
     assert faults == [f"report: 2 figures not written to {pytester.path / LOCAL_REPORT / 'figures'} (No space left on "
@@ -55,11 +57,24 @@ def test_a_figure_on_a_full_disk_is_one_line_and_leaves_no_empty_folder(pytester
     assert (pytester.path / LOCAL_REPORT / "results.json").is_file()
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_directory_no_mkdir_can_make_is_refused_before_measuring(pytester: pytest.Pytester) -> None:
+    """Permissions say /proc is writable to root; making a directory there fails: found up front, not after the
+    measuring (the newcomer's --claims-report-dir /proc/nonexistent/x ran every test first)."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_figures=FIGURES)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--claims-report-dir=/proc/claims/report")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: report: --claims-report-dir=/proc/claims/report: cannot be created: /proc "
+                                 "refuses a new directory (*); expected a directory this run can create or write to*"])
+    assert "passed" not in result.stdout.str()
+
+
 def test_a_report_on_a_full_disk_is_one_line_and_leaves_the_previous_one(pytester: pytest.Pytester,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makeconftest(CONFTEST + FULL_AT_THE_THIRD_FILE)
     pytester.makepyfile(test_figures=FIGURES.replace("full_disk))", "lambda p: p.write_text('png')))"))
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=3)
     out = pytester.path / LOCAL_REPORT
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     monkeypatch.setenv("TOY_FULL_DISK", "1")

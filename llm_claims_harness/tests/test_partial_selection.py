@@ -160,8 +160,9 @@ def test_a_stale_row_is_still_dropped(pytester: pytest.Pytester, whole: Path) ->
 def test_a_catalogue_is_whole_or_refused(pytester: pytest.Pytester) -> None:
     _suite(pytester)
     out = pytester.path / "report"
-    pytester.runpytest("--claims-catalogue", "--claims-report-dir", str(out)).stdout.fnmatch_lines(
-        ["claims catalogue: 9 rows written to *CATALOGUE.md"])
+    result = pytester.runpytest("--claims-catalogue", "--claims-report-dir", str(out))
+    result.stdout.fnmatch_lines(["claims catalogue: 9 rows written to *CATALOGUE.md"])
+    assert result.ret == pytest.ExitCode.OK and "<Module" not in result.stdout.str()  # its line, not pytest's tree
     whole = {p.name: p.read_bytes() for p in out.glob("CATALOGUE*.md")}
     for args in (["-k", "toy.holds"], ["-m", "quick"], ["--deselect", "test_toy.py::test_holds"]):  # every file
         result = pytester.runpytest("--claims-catalogue", "--claims-report-dir", str(out), *args)
