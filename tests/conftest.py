@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -45,3 +47,14 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_toy=CLAIMS)
     return pytester
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a command run in a new, empty virtual environment (its ``bin`` first on ``PATH``), without
+    the caller's torch index, constraints or ``PYTHONPATH``: what a reader's fresh venv resolves."""
+    venv = tmp_path_factory.mktemp("venv") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "TORCH_INDEX", "PYTHONPATH", "PIP_CONSTRAINT")}
+    return env | {"PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "VIRTUAL_ENV": str(venv)}

@@ -10,7 +10,6 @@ CUDA packages. Cost: about 14 CPU-s per distinct install line (pip resolving tor
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -60,12 +59,6 @@ def test_the_cpu_wheel_line_is_a_real_line_of_readme_s_install_block() -> None:
     assert any("https://download.pytorch.org/whl/cpu" in c.words and TORCH_PIN in c.words for c in readme), readme
 
 
-@pytest.fixture(scope="module")
-def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    venv = tmp_path_factory.mktemp("docs-install") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PIP_CONSTRAINT")}
-    return env | {"PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "VIRTUAL_ENV": str(venv)}
 
 
 @pytest.mark.parametrize("command", PIP, ids=lambda c: " ".join(_pip_args(c.words)))

@@ -7,9 +7,7 @@ llm-claims-harness==0.1.0". About 30 s: pip resolving torch, transformers and th
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,13 +16,6 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW_LINE_BEFORE = ["-m", "pip", "install", "--dry-run", "--quiet", "torch==2.13.0", "-e", ".[glove,kiwi]"]
 
 
-@pytest.fixture(scope="module")
-def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a command run in a new, empty virtual environment (its ``bin`` first on ``PATH``)."""
-    venv = tmp_path_factory.mktemp("install") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "TORCH_INDEX", "PYTHONPATH")}
-    return env | {"PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "VIRTUAL_ENV": str(venv)}
 
 
 @pytest.mark.slow

@@ -5,14 +5,14 @@ fails here, not as an unpinned float in CI."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import tomllib
 from pathlib import Path
 
-import pytest
+
+from ci_tools import tool
 
 ROOT = Path(__file__).resolve().parents[1]
 CONSTRAINTS = ROOT / ".ci" / "constraints.txt"
@@ -39,9 +39,8 @@ def test_every_requirement_is_pinned() -> None:
     assert pins["torch"] == "2.13.0"
 
 
-@pytest.mark.skipif(shutil.which("uv") is None and os.environ.get("CI") != "true",
-                    reason="uv is not installed: WITH_LINT=1 bash .ci/install (.ci/lint-tools.txt)")
 def test_the_pins_are_what_the_lock_writes_today(tmp_path: Path) -> None:
+    tool("uv")
     copy = tmp_path / "repo"
     copy.mkdir()
     for name in ("pyproject.toml", "README.md", ".ci", "llm_claims_lab", "llm_claims_harness"):

@@ -6,14 +6,14 @@ harness, which ships ``py.typed``, passes mypy and ruff at the settings its pypr
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
+
+from ci_tools import tool
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "llm_claims_harness"
@@ -23,13 +23,6 @@ FLOORS = {"llm-claims-harness": (HARNESS, ["llm_claims_harness"]),
                                 "calibration"])}
 
 
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{name} is not installed, and CI runs every check: WITH_LINT=1 bash .ci/install")
-        pytest.skip(f"{name} is not installed: WITH_LINT=1 bash .ci/install (.ci/lint-tools.txt)")
-    return found
 
 
 def _floor(project: Path) -> str:
@@ -43,7 +36,7 @@ def _floor(project: Path) -> str:
 def test_requires_python_is_the_oldest_the_code_runs_on(name: str) -> None:
     project, paths = FLOORS[name]
     floor = _floor(project)
-    done = subprocess.run([_tool("vermin"), "--no-tips", "--violations", "--eval-annotations", "--backport", "typing",
+    done = subprocess.run([tool("vermin"), "--no-tips", "--violations", "--eval-annotations", "--backport", "typing",
                            f"-t={floor}-", *paths], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, f"code that needs a Python newer than {floor}:\n{done.stdout[-3000:]}"
 
@@ -53,11 +46,11 @@ def test_the_suite_floor_is_the_harness_floor_or_later() -> None:
 
 
 def test_the_harness_passes_mypy() -> None:
-    done = subprocess.run([_tool("mypy"), "--config-file", "pyproject.toml", "."], cwd=HARNESS, capture_output=True,
+    done = subprocess.run([tool("mypy"), "--config-file", "pyproject.toml", "."], cwd=HARNESS, capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stdout[-4000:]
 
 
 def test_the_harness_passes_ruff() -> None:
-    done = subprocess.run([_tool("ruff"), "check", "--no-cache", "."], cwd=HARNESS, capture_output=True, text=True)
+    done = subprocess.run([tool("ruff"), "check", "--no-cache", "."], cwd=HARNESS, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:]

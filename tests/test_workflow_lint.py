@@ -14,33 +14,24 @@ runs on a self-hosted runner, which is the job's purpose (forks' pull requests n
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from ci_tools import tool
+
 ROOT = Path(__file__).resolve().parents[1]
-INSTALL = "WITH_LINT=1 bash .ci/install (the hash-pinned .ci/lint-tools.txt)"
 SCRIPTS = ["harness-alone", "install", "lock", "run", "summarize"]  # .ci/'s bash scripts
 
 
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{name} is not installed, and CI must run every linter: {INSTALL}")
-        pytest.skip(f"{name} is not installed: {INSTALL}")
-    return found
-
-
-def _lint(tool: str, where: Path) -> subprocess.CompletedProcess:
-    if tool == "actionlint":
-        _tool("shellcheck")  # actionlint runs it on each run: script where it is on PATH, as on GitHub's runner
-        command = [_tool("actionlint"), "-no-color", "-verbose"]
+def _lint(linter: str, where: Path) -> subprocess.CompletedProcess:
+    if linter == "actionlint":
+        tool("shellcheck")  # actionlint runs it on each run: script where it is on PATH, as on GitHub's runner
+        command = [tool("actionlint"), "-no-color", "-verbose"]
     else:
-        command = [_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", ".github/workflows"]
+        command = [tool("zizmor"), "--offline", "--no-progress", "--format", "plain", ".github/workflows"]
     return subprocess.run(command, cwd=where, capture_output=True, text=True)
 
 
@@ -65,7 +56,7 @@ def test_the_workflow_has_no_finding(tool: str) -> None:
 
 
 def test_the_ci_scripts_have_no_shellcheck_finding() -> None:
-    done = subprocess.run([_tool("shellcheck"), *SCRIPTS], cwd=ROOT / ".ci", capture_output=True, text=True)
+    done = subprocess.run([tool("shellcheck"), *SCRIPTS], cwd=ROOT / ".ci", capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:]
     assert sorted(p.name for p in (ROOT / ".ci").iterdir()
                   if p.read_text(encoding="utf-8").startswith("#!/usr/bin/env bash")) == SCRIPTS
@@ -76,15 +67,18 @@ def test_a_missing_linter_fails_under_ci(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_probe=f"""
 import sys
 sys.path.insert(0, {str(ROOT / "tests")!r})
-import test_workflow_lint
+import ci_tools
 
 def test_probe(monkeypatch):
     monkeypatch.setenv("PATH", "")
-    test_workflow_lint._tool("actionlint")
+    ci_tools.tool("actionlint")
 """)
-    for ci, outcome in (("true", {"failed": 1}), ("", {"skipped": 1})):
+    for ci, outcome, said in (("true", {"failed": 1}, "*actionlint is not installed, and CI must run every check*"),
+                              ("", {"skipped": 1}, "*SKIPPED*actionlint is not installed: WITH_LINT=1 bash .ci/install*")):
         pytester._monkeypatch.setenv("CI", ci)
-        pytester.runpytest("-p", "no:cacheprovider", "-p", "no:llm_claims").assert_outcomes(**outcome)
+        result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:llm_claims", "-rs")
+        result.assert_outcomes(**outcome)
+        result.stdout.fnmatch_lines([said])
 
 
 PINNED_UPLOAD = "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f  # v7.0.0"
