@@ -1,18 +1,21 @@
 """What the test files a run imported declare, read from their declarations (never from which of their items the run
 collected: a node id, ``--lf`` or ``-k`` collects or keeps a part of them), for the report's merge and for the
-catalogue, which is written whole or refused."""
+catalogue, which is written whole or refused; and the selections by post (``--claims-post``) and the listing
+(``--claims-list``) of what a run collected."""
 
 from __future__ import annotations
 
 import inspect
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from llm_claims_harness import catalogue
+from llm_claims_harness import catalogue, results
 from llm_claims_harness.declare import Claim
+from llm_claims_harness.measure import case_id, spec_of
 from llm_claims_harness.place import committed_dir, make_report_dir, report_dir
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.row import Declared
@@ -73,3 +76,80 @@ def write_catalogue(config: pytest.Config, modules: dict[str, pytest.Module], re
         raise pytest.UsageError(f"--claims-catalogue: cannot write to {out} ({exc.strerror or exc}); name a writable "
                                 "--claims-report-dir") from None
     config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
+
+
+def check_posts(config: pytest.Config, registry: Registry) -> None:
+    """``--claims-post`` names posts of the suite's registry.
+
+    Raises:
+        pytest.UsageError: naming the unknown one and the registered ones.
+    """
+    known = [p.id for p in registry.posts]
+    unknown = [p for p in config.getoption("claims_post") if p not in known]
+    if unknown:
+        raise pytest.UsageError(f"--claims-post {unknown[0]}: no such post; the suite's posts are "
+                                f"{', '.join(known) or 'none (its pytest_claims_posts hook registers them)'}")
+
+
+def select_posts(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--claims-post``, keep the items of the named posts' rows and deselect the rest (rows of another post
+    or of none, plain tests), as ``-k`` deselects; nothing otherwise."""
+    wanted = set(config.getoption("claims_post"))
+    if not wanted:
+        return
+    keep = [item for item in items if (spec := spec_of(item)) is not None and spec.post in wanted]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
+def catalogue_only(config: pytest.Config, items: list[pytest.Item], modules: dict[str, pytest.Module],
+                   registry: Registry) -> None:
+    """``--claims-catalogue`` (:func:`write_catalogue`), said in its one line and the items deselected, so that pytest
+    prints no tree of every test; nothing without the option."""
+    if config.getoption("claims_catalogue"):
+        write_catalogue(config, modules, registry)
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """``--claims-list``, once every selection (``-k``, ``-m``, ``--claims-post``, ``--lf``) is made: the rows in
+    their lines, and no tree of pytest's (the plugin registers this module)."""
+    if session.config.getoption("claims_list") and not session.testsfailed:
+        list_rows(session.config, session.items, last_verdicts(session.config))
+        session.items[:] = []
+
+
+def list_rows(config: pytest.Config, items: list[pytest.Item], verdicts: dict[str, str]) -> None:
+    """``--claims-list``: one line per claim row of ``items``, with the verdict ``verdicts`` holds for it (the last
+    report's), written to the terminal."""
+    writer = config.get_terminal_writer()
+    rows = [spec.resolve(case_id(item)) for item in items if (spec := spec_of(item)) is not None]
+    width = max((len(row.id) for row in rows), default=0)
+    for row in rows:
+        writer.line(f"{row.id:<{width}}  {row.post or '-':<6} {row.kind:<8} {verdicts.get(row.id, 'not measured')}")
+    writer.line(f"claims: {plural(len(rows), 'row')} listed (verdicts from {last_report(config) or 'no report'})")
+
+
+def last_report(config: pytest.Config) -> Path | None:
+    """The report a listing reads its verdicts from: this run's report directory's, else the committed one."""
+    for where in (report_dir(config), committed_dir(config)):
+        if where is not None and (where / "results.json").is_file():
+            return where / "results.json"
+    return None
+
+
+def last_verdicts(config: pytest.Config) -> dict[str, str]:
+    """Row id → verdict in :func:`last_report` (empty when there is none or it cannot be read)."""
+    path = last_report(config)
+    try:
+        return {row.id: row.verdict for row in results.read(path).rows} if path else {}
+    except results.InputError:
+        return {}
+
+
+def only_listed(config: pytest.Config) -> bool:
+    """The run only lists (``--claims-catalogue``, ``--claims-list``): its lines are what was asked, so pytest's "no
+    tests collected" (the items it deselected) is no failure."""
+    return bool(config.getoption("claims_catalogue") or config.getoption("claims_list"))

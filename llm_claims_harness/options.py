@@ -57,6 +57,13 @@ def add(parser: pytest.Parser) -> None:
                     help="list every declared claim (id, kind, source, statement, post value, tolerance, "
                          "expected verdict, version) in CATALOGUE.md and its pages in the report directory, without "
                          "measuring anything")
+    group.addoption("--claims-post", action="append", default=[], metavar="ID",
+                    help="run only the rows of the post ID (as the suite's registry names it; repeat for several): "
+                         "its claims and literal readings, with what they need; other rows and plain tests are "
+                         "deselected")
+    group.addoption("--claims-list", action="store_true",
+                    help="list the selected claim rows, one line each (id, post, kind, the verdict in the last "
+                         "report), without measuring or printing pytest's collection tree")
     group.addoption("--claims-strict", action="store_true",
                     help="fail the run on an inconclusive claim (a value within its noise of a bound); by "
                          "default such a row passes with a warning, and --claims-seeds N usually decides it")

@@ -73,7 +73,6 @@ class RunState:
         self.unwritten = ""  # why the report could not be written, when it could not
         self.signal = ""  # the Ctrl-C or pytest.exit() that ended the run, when one did
         self.output_faults: list[dict[str, Any]] = []  # what the run's own output could not write (OUTPUT_FAULTS)
-        self.catalogue_written = False  # --claims-catalogue wrote it (and left pytest nothing to list)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -96,8 +95,8 @@ class RunState:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         config = self.config
-        if self.catalogue_written and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-            session.exitstatus = pytest.ExitCode.OK  # the catalogue was what it was asked for
+        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and collection.only_listed(config):
+            session.exitstatus = pytest.ExitCode.OK
         if hasattr(config, "workerinput") or config.getoption("no_claims_report") or not self.rows:
             return
         if self.output_faults:  # the rows were measured; the report lacks their figures
@@ -111,7 +110,7 @@ class RunState:
                 run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected,
                 root=config.rootpath), config.stash[REGISTRY], prepare=functools.partial(
                     start_from, committed, started=self.started) if committed else None)
-        except OSError as exc:  # each file is written whole or not at all (write_text_atomic)
+        except OSError as exc:  # all files are written or none (write_texts_atomic)
             fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
             self.unwritten = (f"the report could not be written to {out} ({exc.strerror or exc}); the rows above "
                               f"were measured. Fix: {fix} a writable --claims-report-dir")
@@ -170,20 +169,23 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("claims_regenerate") and config.getoption("claims_report_dir"):
         raise pytest.UsageError("--claims-regenerate writes the committed report (<rootdir>/reports); "
                                 "--claims-report-dir names another place: give one of them")
-    if config.getoption("claims_catalogue"):
-        if config.getoption("numprocesses", None):
-            raise pytest.UsageError("--claims-catalogue only collects; run it without -n")
-        config.option.collectonly = True
+    for only_collects in ("claims_catalogue", "claims_list"):
+        if config.getoption(only_collects):
+            if config.getoption("numprocesses", None):
+                raise pytest.UsageError(f"--{only_collects.replace('_', '-')} only collects; run it without -n")
+            config.option.collectonly = True
     workerinput = getattr(config, "workerinput", {})
     config.stash[RUN_ID] = workerinput.get("claims_run_id") or uuid.uuid4().hex
     try:
         config.stash[REGISTRY] = Registry.of(config.hook.pytest_claims_posts(config=config))
     except PostRegistryError as exc:
         raise pytest.UsageError(f"pytest_claims_posts: {exc}") from None
+    collection.check_posts(config, config.stash[REGISTRY])
     config.stash[PLAN] = RunPlan.of(config)
     state = RunState(config)
     config.stash[STATE] = state
     config.pluginmanager.register(state, "claims-run-state")
+    config.pluginmanager.register(collection, "claims-collection")  # its --claims-list
     if config.stash[REGISTRY].posts or config.getoption("claims_report_dir"):
         check_report_dir(config)
 
@@ -242,11 +244,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         check_report_dir(config)  # claims in a suite that declares no post: checked now, before measuring
     if hasattr(config, "workeroutput"):  # xdist worker: the controller reads this when we finish
         config.workeroutput["claims_collected"] = state.collected
-    if config.getoption("claims_catalogue") and not session.testsfailed:  # not after a collection error
-        collection.write_catalogue(config, modules, registry)
-        config.hook.pytest_deselected(items=list(items))  # its one line, not pytest's tree of every test
-        items[:] = []
-        state.catalogue_written = True
+    collection.select_posts(config, items)
+    if not session.testsfailed:  # not after a collection error
+        collection.catalogue_only(config, items, modules, registry)
 
 
 @pytest.hookimpl(wrapper=True)
