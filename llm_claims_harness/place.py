@@ -2,10 +2,10 @@
 
 The report goes to ``--claims-report-dir``; else, under ``--claims-regenerate``, to the committed
 ``<rootdir>/reports``; else to ``<rootdir>/.claims/report``, which git ignores (``.claims/.gitignore``) and which
-starts from the committed report (:func:`start_from`, again whenever the committed report changed): a run asked for nothing
-to be regenerated leaves tracked files alone, as pytest-regressions writes only under ``--force-regen``. A directory
-the run cannot write is a usage error before measuring; a figure it could not write is one line at the end
-(:func:`output_fault_lines`).
+starts from the committed report (:func:`start_from`, again whenever the committed report changed): a run asked
+for nothing to be regenerated leaves tracked files alone, as pytest-regressions writes only under
+``--force-regen``. A directory the run cannot write is a usage error before measuring; a figure it could not write
+is one line at the end (:func:`output_fault_lines`).
 """
 
 from __future__ import annotations
