@@ -97,9 +97,9 @@ def select_posts(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = set(config.getoption("claims_post"))
     if not wanted:
         return
-    keep = [item for item in items if (spec := spec_of(item)) is not None and spec.post in wanted]
-    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
-    items[:] = keep
+    keep = [(spec := spec_of(item)) is not None and spec.post in wanted for item in items]
+    config.hook.pytest_deselected(items=[item for item, kept in zip(items, keep) if not kept])
+    items[:] = [item for item, kept in zip(items, keep) if kept]
 
 
 def catalogue_only(config: pytest.Config, items: list[pytest.Item], modules: dict[str, pytest.Module],

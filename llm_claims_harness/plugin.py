@@ -225,7 +225,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if owner.setdefault(spec.id, function) != function:
             raise pytest.UsageError(f"claim id {spec.id!r} is declared twice: {owner[spec.id]} and {function}")
         rid = row_id(item)  # a usage error for a parameter id that is not a declared case
-        section = spec.resolve(case_id(item)).section
+        section = (resolved := spec.resolve(case_id(item))).section
         if spec.post is not None:
             try:
                 registry.post(spec.post)[1].section(section or "")
@@ -235,8 +235,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 raise pytest.UsageError(f"{function}: {ClaimDeclarationError.__name__}: claim {spec.id!r}: {exc}"
                                         f"{hint}") from None
         item.extra_keyword_matches.update((spec.id, rid))  # `-k 'pe.sin.shift_is_linear_map[k1]'`
-        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = collection.declared(spec.resolve(case_id(item)))
-    for file, module in modules.items():  # every row its file declares, whatever this run collected of it
+        state.collected.setdefault(item.nodeid.split("::")[0], {})[rid] = collection.declared(resolved)  # see below
+    for file, module in modules.items():  # every row its file declares (a test's own parametrisation: above)
         declared = {row.id: collection.declared(row) for row in collection.rows_declared(module)}
         if declared:
             state.collected[file] = {**declared, **state.collected.get(file, {})}
