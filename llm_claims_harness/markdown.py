@@ -1,80 +1,126 @@
-"""A Markdown page of report rows: one compact table, a line per row in the posts' order (id linking to its topic,
-§ where in the posts, the sentence it tests, the post's value, the measured value ± its noise SD, its kind where it
-is not the post's own claim, verdict, claim version, figures), the sentences judged (each quoted sentence in full
-with its English gloss and its verdict, one click from the table: ``Q1``, ``Q2``), the skip reasons written once,
-and one collapsible ``<details>`` block per topic (a test module's docstring title, with its counts per kind) with
-each claim's statement, tolerance and reason, expectation source, version note, and the topic's deviations written
-once each (rows cite them as ``D1``, ``S1``). A control whose decided verdict is the one designed shows
-:data:`~llm_claims_harness.report.AS_DESIGNED`, never a bare ✅ or ❌. Long values and prose are cut with an
-ellipsis (every value in full: ``results.json``; every declaration in full: ``CATALOGUE.md``); a sentence and its
-gloss are never cut below the table; no line is longer than :data:`MAX_LINE` bytes, and :func:`page` takes the
-fullest prose level that fits the page's byte budget. Which rows go on which page, and the index:
-:mod:`llm_claims_harness.pages`.
+"""A Markdown page of report rows, laid out for a reader who scans it: the title and counts, what the table's marks
+mean (only those it shows), then one compact table of six columns with the verdict first (verdict in words, the claim
+id linking to its topic, § where in the posts, the post's value and the measured value each with its unit, the
+sentence it tests), a line per row in the posts' order, each line carrying its anchor (:func:`row_anchor`, which the
+index links to). Below the table: the skip reasons whole (the command that runs a row stays copyable), the plots
+inline, the sentences judged in full with their English gloss and verdict (``Q1``, ``Q2``), the page's summary, and
+the details by topic (:mod:`llm_claims_harness.details`). A control whose decided verdict is the one designed shows
+:data:`~llm_claims_harness.report.AS_DESIGNED`, never a bare ✅ or ❌. A value is cut at :data:`VALUE` characters,
+its unit never (every value in full: ``results.json``; every declaration in full: ``CATALOGUE.md``); no line is longer
+than :data:`MAX_LINE` bytes, and :func:`page` takes the fullest prose level of the details that fits the page's byte
+budget. Which rows go on which page: :mod:`llm_claims_harness.pages`; the index: :mod:`llm_claims_harness.index`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 
+from collections import Counter
 from collections.abc import Callable
 
 from llm_claims_harness.declare import DECISION_SIGMAS
-from llm_claims_harness.legend import Legend, skip_legend
-from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REVISED, SENTENCE_RULE, kind_counts, sentence_verdict,
+from llm_claims_harness.details import topic_lines
+from llm_claims_harness.legend import skip_legend
+from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REVISED, SENTENCE_RULE, sentence_verdict,
                                        show, words)
 from llm_claims_harness.row import Quote, Row
 from llm_claims_harness.text import LINE_BYTES, cell, cut, fit, inline, plural, shorten, slug, wrap
 
 MAX_LINE = LINE_BYTES  # bytes in UTF-8: no line of a page is longer
 BUDGET = 39_900  # bytes: every page of the report stays under 40 KB
-CELL = 20  # table cells (the post's value, the measured value) are cut to this many characters
+VALUE = 48  # characters of a value cell (the post's value, the measured value) before its unit, which is never cut
 QUOTE = 26  # the table's sentence cell: the quote shortened to this many characters (in full below the table)
+# A table line cannot wrap: where one is over MAX_LINE bytes, its values and quote are cut shorter, in these steps
+SHORTER = ((VALUE, QUOTE), (32, 20), (20, 14), (10, 8))
 # How much prose the details keep, from the fullest level to the leanest: characters per text, 0 = left out
-# (every declaration in full: CATALOGUE.md). render() takes the first level that fits its byte budget.
-LEVELS = tuple(dict(zip(("statement", "case", "reason", "reasons", "expect", "note", "deviation", "skip"), caps))
-               for caps in ((400, 200, 300, 3, 240, 300, 800, 800),
-                            (240, 140, 200, 2, 160, 200, 600, 600),
-                            (160, 90, 120, 2, 100, 120, 400, 400),
-                            (130, 0, 90, 2, 0, 90, 300, 300),
-                            (110, 0, 70, 1, 0, 70, 260, 260),
-                            (100, 0, 60, 1, 0, 60, 220, 220),
-                            (90, 0, 50, 1, 0, 50, 180, 200),
-                            (80, 0, 45, 1, 0, 40, 150, 160),
-                            (75, 0, 40, 1, 0, 40, 130, 150),
-                            (70, 0, 40, 1, 0, 0, 120, 140),
-                            (60, 0, 0, 0, 0, 0, 100, 100),
-                            (50, 0, 0, 0, 0, 0, 80, 90),
-                            (40, 0, 0, 0, 0, 0, 60, 80)))
-LEGEND = (f"✅ holds · ❌ refuted · ❔ inconclusive (a bound within {DECISION_SIGMAS:g} noise SDs, or inside a share's "
-          "interval) · ⏭ skipped (S: reason below the table) · 💥 error · "
-          f"{AS_DESIGNED} a control behaves as designed (its verdict, holds or refuted, is the one its design expects; "
-          "never a refutation of a post) · ⚠ not the declared expectation · "
-          f"{REVISED} expectation set after measuring (a finding or a regression check). "
-          "kind: blank for the post's own claim, read in context; literal: a literal reading of the sentence, never "
-          "counted against the post; beyond: beyond the posts; control: a check of the method. sentence: the post's "
-          "words the row tests, shortened (Q: the sentence in full, its English gloss and its verdict, below the "
-          "table). §: where in the posts; v: the claim's version.")
+# (every declaration in full: CATALOGUE.md). render() takes the first level that fits its byte budget. Skip reasons
+# are never cut (the command they give must stay copyable).
+LEVELS = tuple(dict(zip(("statement", "case", "reason", "reasons", "expect", "note", "deviation"), caps))
+               for caps in ((400, 200, 300, 3, 240, 300, 800),
+                            (240, 140, 200, 2, 160, 200, 600),
+                            (160, 90, 120, 2, 100, 120, 400),
+                            (130, 0, 90, 2, 0, 90, 300),
+                            (110, 0, 70, 1, 0, 70, 260),
+                            (100, 0, 60, 1, 0, 60, 220),
+                            (90, 0, 50, 1, 0, 50, 180),
+                            (80, 0, 45, 1, 0, 40, 150),
+                            (75, 0, 40, 1, 0, 40, 130),
+                            (70, 0, 40, 1, 0, 0, 120),
+                            (60, 0, 0, 0, 0, 0, 100),
+                            (50, 0, 0, 0, 0, 0, 80),
+                            (40, 0, 0, 0, 0, 0, 60)))
+COLUMNS = ("verdict", "claim", "§", "the post says", "measured", "sentence")
+# What each mark means, said above the table in words a first-time reader gets (only the marks the table shows).
+MARKS = {"✅": "✅ holds (a post's claim: confirmed)",
+         "❌": "❌ refuted",
+         "❔": f"❔ inconclusive: a bound within {DECISION_SIGMAS:g} noise SDs of the value (how many: +n SD), or inside "
+               "a share's interval",
+         "⏭": "⏭ skipped: S1, S2, … below the table say why and the command that runs it",
+         "💥": "💥 error: the reason is in the row's details",
+         AS_DESIGNED: f"{AS_DESIGNED} a control that behaves as its design expects (holds or refuted; a check of the "
+                      "method, never a verdict on a post)",
+         "⚠": "⚠ the verdict is not the one declared before this run",
+         REVISED: f"{REVISED} the expected verdict was set after an earlier measurement (a finding or a regression "
+                  "check, not a prediction that held): this run did not change it",
+         "↳": "↳ another case of the claim above (a blank cell: as above)",
+         "*literal reading": "*literal reading, not counted*: the sentence read word for word, beside the post's own "
+                             "claim; never counted against the post",
+         "±": "± the noise SD measured at the row's protocol point; [a, b] an interval"}
+KINDS = {"post": "", "literal": "literal reading, not counted", "beyond": "beyond the posts",
+         "control": "control"}  # the verdict cell names every kind but the post's own claim
 Where = Callable[[Row], str]  # a row's § cell
 
 
-def _measured(r: Row) -> str:
-    if r.verdict in ("skipped", "error"):
+def row_anchor(rid: str) -> str:
+    """The anchor of a row's line in its page's table (``r-ns-flop-ratio``), which the index links to."""
+    return "r-" + "-".join(re.findall(r"[a-z0-9]+", rid.lower()))
+
+
+def breakable(name: str) -> str:
+    """An id with a line break allowed after each ``.`` and ``_`` (``<wbr>``, which GitHub keeps): a long id does not
+    widen its column past the page; it copies as it is."""
+    return re.sub(r"([._])", r"\1<wbr>", name)
+
+
+def measured_unit(unit: str) -> str:
+    """The unit a measured value is written with: the row's unit less any note about the post's own value
+    (``SDs of random-pair cosines (post: GPT-2's wte)`` → ``SDs of random-pair cosines``)."""
+    return re.sub(r"\s*\([^()]*\bpost\b[^()]*\)", "", unit).strip()
+
+
+def _with_unit(value: str, unit: str, limit: int) -> str:
+    return cell(cut(value, limit) + (f" {unit}" if unit else ""))
+
+
+def post_cell(r: Row, limit: int = VALUE) -> str:
+    """The post's value with its unit (the value cut at ``limit`` characters, the unit whole); ``—`` for none."""
+    return "—" if r.post_value is None else _with_unit(show(r.post_value), r.unit, limit)
+
+
+def measured_cell(r: Row, limit: int = VALUE) -> str:
+    """The measured value with its unit (the value cut at ``limit`` characters, the unit whole), then its noise SD
+    (``± 0.04``) or interval; ``—`` for a skipped row."""
+    if r.verdict in ("skipped", "error") or r.measured is None:
         return "—"
-    text = cut(show(r.measured, apart_from=r.tolerance.bound), CELL)  # never reads as its bound unless it is it
+    text = show(r.measured, apart_from=r.tolerance.bound)  # never reads as its bound unless it is it
+    unit = measured_unit(r.unit) if not isinstance(r.measured, bool) else ""
+    out = _with_unit(text, unit, limit)
     if isinstance(r.measured, list) and r.max_abs_diff:
-        text += f" (Δ {show(r.max_abs_diff, 2)})"
+        out += f" (Δ {show(r.max_abs_diff, 2)})"
     if r.noise_sd is not None:
-        text += f" ± {show(r.noise_sd, 2)}"
+        out += f" ± {show(r.noise_sd, 2)}"
     elif r.interval:
-        text += f" [{show(r.interval[0], 2)}, {show(r.interval[1], 2)}]"
-    return cell(text)
+        out += f" [{show(r.interval[0], 2)}, {show(r.interval[1], 2)}]"
+    return out
 
 
-def _verdict(r: Row, labels: dict[str, str]) -> str:
+def verdict_cell(r: Row, labels: dict[str, str]) -> str:
+    """The verdict in words after its mark, then its kind when it is not the post's own claim."""
     if r.kind == "control" and r.as_expected:  # decided as designed: named, never a bare ✅ or ❌ beside the posts'
         text = f"{AS_DESIGNED} {r.verdict}, as designed"
     else:
-        text = MARK.get(r.verdict, r.verdict)
+        said = r.verdict if r.kind == "control" else words(r.kind, r.verdict, r.as_expected)
+        text = f"{MARK.get(r.verdict, '')} {said}".strip()
     if r.verdict == "inconclusive" and isinstance(r.margin_sigma, (int, float)):
         text += f" {r.margin_sigma:+.1f} SD"
     if r.as_expected is False:
@@ -83,7 +129,7 @@ def _verdict(r: Row, labels: dict[str, str]) -> str:
         text += f" {REVISED}"
     if r.id in labels:
         text += f" {labels[r.id]}"
-    return text
+    return text + (f" · *{KINDS[r.kind]}*" if KINDS.get(r.kind) else "")
 
 
 def _figures(r: Row) -> str:
@@ -94,32 +140,57 @@ def _figures(r: Row) -> str:
     return " ".join(links)
 
 
-def _kind(r: Row) -> str:
-    """The kind cell: blank for the post's own claim."""
-    return "" if r.kind == "post" else r.kind
-
-
 def _table(rows: list[Row], anchors: dict[str, str], labels: dict[str, str], quotes: Quotes, where: Where) -> list[str]:
-    """One line per row. A row that follows another case of the same claim shows only ``↳ [case]`` (and its
-    figures only when they differ from the case above), the section (§) is shown where it changes, and the
-    sentence where it changes (its label linking to it in full below the table): the table reads as the posts'
-    sections, sentences, claims and their cases."""
+    """One line per row, the verdict first. A row that follows another case of the same claim shows only
+    ``↳ [case]`` (and its figures only when they differ from the case above), the section (§) is shown where it
+    changes, and the sentence where it changes (its label linking to it in full below the table): the table reads as
+    the posts' sections, sentences, claims and their cases. Each row's line carries its anchor (:func:`row_anchor`)."""
     lines = [f"| {' | '.join(COLUMNS)} |", "|" + "---|" * len(COLUMNS)]
     above: Row | None = None
     for r in rows:
-        post = show(r.post_value) + (f" {r.unit}" if r.unit and r.post_value is not None else "")
         here, same = where(r), bool(above and r.case and r.claim_id == above.claim_id)
-        name = f"↳ [{r.case}]" if same else f"[{r.id}](#{anchors[r.topic]})"
+        # the claim and its case apart (a line may break between them: no column wider than the page needs)
+        case = f"[{breakable(r.case)}]" if r.case else ""
+        name = f'<a id="{row_anchor(r.id)}"></a>' + (f"↳ {case}" if same else f"[{breakable(r.claim_id or r.id)}]"
+                                                     f"(#{anchors[r.topic]})" + (f" {case}" if case else ""))
         shown = "" if above and here == where(above) else here
         label = quotes.label(r)
-        sentence = ("" if not label or r.quote is None or (above and quotes.label(above) == label)
-                    else f"[{label}](#{label.lower()}) “{inline(shorten(r.quote.text, QUOTE))}”")
+        quoted = bool(label and r.quote is not None and not (above and quotes.label(above) == label))
         figures = "" if above is not None and same and r.figures == above.figures else _figures(r)
-        cells = (name, shown, sentence, cell(post, CELL), _measured(r), _kind(r), _verdict(r, labels), str(r.version),
-                 figures)
-        lines.append("|" + "|".join(f" {c} " if c else " " for c in cells) + "|")
+        for value, quote in SHORTER:
+            sentence = f"[{label}](#{label.lower()}) “{inline(shorten(r.quote.text, quote))}”" if quoted else ""
+            measured = measured_cell(r, value) + (f" {figures}" if figures else "")
+            post = ("" if same and above is not None and post_cell(r) == post_cell(above)
+                    else post_cell(r, value))
+            cells = (verdict_cell(r, labels), name, cell(shown), post, measured, sentence)
+            line = "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+            if len(line.encode("utf-8")) <= MAX_LINE:
+                break
+        lines.append(line)
         above = r
     return lines
+
+
+def marks_line(table: list[str]) -> list[str]:
+    """What the marks in ``table`` mean, only those it shows."""
+    body = "\n".join(table[2:])
+    shown = [text for mark, text in MARKS.items() if mark in body]
+    return wrap("Each row: its verdict, the claim (a link to its declaration), where in the posts (§), the post's "
+                "value and ours with units, the sentence it tests (Q: in full below). " + " · ".join(shown) + ".") + [""]
+
+
+def figure_lines(rows: list[Row]) -> list[str]:
+    """The page's plots shown inline, each once, captioned with the rows that drew them (tables: linked)."""
+    drawn: dict[str, list[str]] = {}
+    for r in rows:
+        for path in r.figures or []:
+            if path.endswith(".png"):
+                drawn.setdefault(path, []).append(r.id)
+    out = []
+    for path, ids in drawn.items():
+        shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        out += [f"![{cell(shown)}]({path})", "", *wrap(f"*{shown}* ([full size]({path}))"), ""]
+    return (["## Figures", ""] + out) if out else []
 
 
 class Quotes:
@@ -174,98 +245,35 @@ class Quotes:
         return out + [""]
 
 
-COLUMNS = ("id", "§", "sentence", "post", "measured", "kind", "verdict", "v", "fig")
 
-
-def _distinct(rows: list[Row], key: str) -> list:
-    seen: dict = {}
-    for r in rows:
-        value = getattr(r.tolerance, key.removeprefix("tolerance_")) if key.startswith("tolerance_") else getattr(r, key)
-        seen.setdefault(str(value), value)
-    return list(seen.values())
-
-
-def _joined(rs: list[Row], key: str, limit: int, most: int = 2) -> str:
-    texts = _distinct(rs, key)
-    return "; ".join(cut(t, limit) for t in texts[:most]) + ("; …" if len(texts) > most else "")
-
-
-def _claim(claim_id: str, rs: list[Row], dev: Legend, notes: Legend, shared: set[str],
-           cap: dict[str, int]) -> list[str]:
-    """One claim: statement, tolerance with reason, expectation, version note (a label when ``shared`` with
-    other claims of the topic), deviation label; a cap of 0 leaves that part out (the declaration in full:
-    CATALOGUE.md)."""
-    first, statements = rs[0], _distinct(rs, "statement")
-    head = f"`{claim_id}` v{first.version}"
-    if first.version_note and cap["note"]:
-        note = first.version_note
-        head += f" ({notes.label(note) if note in shared else cut(note, cap['note'])})"
-    if len(statements) == 1 or not cap["case"]:
-        head += ": " + ("" if len(statements) == 1 else f"[{first.case}] ") + cut(statements[0], cap["statement"])
-    parts = [head, ", ".join(f"`{t.describe()}`" for t in _distinct(rs, "tolerance"))
-             + (f": {_joined(rs, 'tolerance_reason', cap['reason'], cap['reasons'])}" if cap["reason"] else "")]
-    references = [r for r in _distinct(rs, "reference_source") if r]
-    if references and cap["reason"]:  # what a close row compares with when it is not the post's value
-        parts.append("against " + "; ".join(cut(r, cap["reason"]) for r in references[:2])
-                     + ("; …" if len(references) > 2 else ""))
-    verdicts = "/".join(_distinct(rs, "expected_verdict"))
-    if cap["expect"]:
-        parts.append(f"expects {verdicts}: {_joined(rs, 'expect_source', cap['expect'])}")
-    elif verdicts != "holds":
-        parts.append(f"expects {verdicts}")
-    if first.deviation:
-        parts.append(dev.label(first.deviation))
-    lines = wrap(" · ".join(parts), "- ")
-    if len(statements) > 1 and cap["case"]:
-        for r in rs:
-            lines += wrap(f"`{r.case}` {cut(r.statement, cap['case'])}", "  - ")
-    for r in rs:
-        if r.reason and r.verdict == "error":
-            lines += wrap(f"`{r.id}` error: {cut(r.reason, 1000)}", "  - ")  # a fault line whole, with its fix
-    return lines
-
-
-def _topic(title: str, rows: list[Row], anchor: str, cap: dict[str, int]) -> list[str]:
-    dev, notes = Legend("D"), Legend("N")
-    files = sorted({r.nodeid.split("::")[0] for r in rows})
-    counts = kind_counts(rows)
-    claims: dict[str, list[Row]] = {}
-    for r in rows:
-        claims.setdefault(r.claim_id or r.id, []).append(r)
-    repeated = Counter(rs[0].version_note for rs in claims.values() if rs[0].version_note)
-    shared = {note for note, n in repeated.items() if n > 1}
-    body = [line for claim_id, rs in claims.items() for line in _claim(claim_id, rs, dev, notes, shared, cap)]
-    return [f'<a id="{anchor}"></a>', f"<details><summary><b>{cut(title, 150)}</b> · {counts}</summary>", "",
-            ", ".join(f"`{f}`" for f in files), "", *body, "",
-            *dev.lines("Deviations from the posts' protocols (D)", cap["deviation"]),
-            *notes.lines("Version notes shared by claims (N)", 2 * cap["note"]),
-            "</details>", ""]
-
-
-def page(head: list[str], rows: list[Row], where: Where, budget: int = BUDGET) -> str | None:
-    """A page: ``head`` (its title and header lines), the legend, the table of ``rows`` (in the order given), the skip
-    reasons and the details by topic, at the fullest prose level of :data:`LEVELS` within ``budget`` bytes; ``None``
-    when even the leanest is over it (the caller splits the rows over more pages)."""
+def page(head: list[str], rows: list[Row], where: Where, budget: int = BUDGET, after: list[str] | None = None) -> str | None:
+    """A page: ``head`` (its title and the lines above the table), the marks' meanings, the table of ``rows`` (in the
+    order given), the skip reasons whole, the figures, the sentences in full, ``after`` (the page's summary lines)
+    and the details by topic, at the fullest prose level of :data:`LEVELS` within ``budget`` bytes; ``None`` when
+    even the leanest is over it (the caller splits the rows over more pages)."""
     for cap in LEVELS:
-        text = _render(head, rows, cap, where)
+        text = _render(head, rows, cap, where, after or [])
         if len(text.encode("utf-8")) <= budget:
             return text
     return None
 
 
-def _render(head: list[str], rows: list[Row], cap: dict[str, int], where: Where) -> str:
+def _render(head: list[str], rows: list[Row], cap: dict[str, int], where: Where, after: list[str]) -> str:
     quotes = Quotes(rows)
     anchors: dict[str, str] = {}
-    taken = {label.lower() for label in quotes.labels.values()}  # a topic's anchor never takes a sentence's
+    # a topic's anchor never takes a sentence's or a row's
+    taken = {label.lower() for label in quotes.labels.values()} | {row_anchor(r.id) for r in rows}
     for r in rows:
         if r.topic not in anchors:
             anchors[r.topic] = slug(r.topic, taken)
     skips, labels = skip_legend(rows)
-    lines = [*head, *wrap(LEGEND), "", *_table(rows, anchors, labels, quotes, where), "", *quotes.lines(),
-             *skips.lines("Skip reasons (how to run the skipped rows)", cap["skip"]), "## Details by topic", ""]
+    table = _table(rows, anchors, labels, quotes, where)
+    lines = [*head, *marks_line(table), *table, "",
+             *skips.lines("Skip reasons (S: why each skipped row did not run, and the command that runs it)"),
+             *figure_lines(rows), *quotes.lines(), *after, "## Details by topic", ""]
     by_topic: dict[str, list[Row]] = {}
     for r in rows:
         by_topic.setdefault(r.topic, []).append(r)
     for title, rs in by_topic.items():
-        lines += _topic(title, rs, anchors[title], cap)
+        lines += topic_lines(title, rs, anchors[title], cap)
     return "\n".join(map(fit, lines)).rstrip("\n") + "\n"

@@ -1,5 +1,4 @@
-"""The report's pages: an index (``CLAIMS.md``: the posts, counts per page and kind of claim, the rows not as
-expected, the revised and inconclusive rows, the runs that measured the rows) and one page per registered post
+"""The report's pages: an index (``CLAIMS.md``: :mod:`llm_claims_harness.index`) and one page per registered post
 (``CLAIMS-<post>.md``: its ``post`` and ``literal`` rows in the post's section order, the cases of a claim that quote
 one sentence together), one for the rows beyond the posts (``CLAIMS-beyond.md``: ``beyond`` rows and controls) and,
 when an earlier report holds rows of a post that is not registered (or whose post it did not record), one for those
@@ -8,31 +7,29 @@ judged (a claim's quoted sentence, once however many rows test it:
 :data:`llm_claims_harness.report.SENTENCE_RULE`) beside the rows. Every page stays within its byte budget
 (:data:`llm_claims_harness.markdown.BUDGET`): a page whose rows do not fit at the leanest prose level is split at
 section boundaries into parts (``CLAIMS-A.2.md``, …: a post id holds no ``.``, so no part is named like a post's
-page), each opening with the whole page's counts, never written over budget. Every page opens with
+page), each saying the whole page's counts below its table, never written over budget. Each page opens with its
+title, its counts and its table (the verdict first); what the rows mean, the sentences in full, the skip reasons and
+the runs follow the table. Every page opens with
 :data:`GENERATED`, which is how a later run knows a page it may remove.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from llm_claims_harness import markdown, order
-from llm_claims_harness.declare import DECISION_SIGMAS
+from llm_claims_harness.index import (BEYOND, GENERATED, INDEX, UNPLACED, Book, expectation_line, run_lines, run_name,
+                                      index as index_text)
 from llm_claims_harness.posts import Registry
-from llm_claims_harness.report import (REVISED, inconclusive, kind_lines, missed_predictions, revised,
-                                       sentence_lines, sentences, summary_lines)
+from llm_claims_harness.report import inconclusive, kind_lines, sentences
 from llm_claims_harness.row import Row
-from llm_claims_harness.text import cell, cut, fit, plural, wrap
+from llm_claims_harness.text import cut, plural, wrap
 
 if TYPE_CHECKING:
     from llm_claims_harness.results import Document
 
-INDEX = "CLAIMS.md"
 PAGE_GLOB = "CLAIMS-*.md"  # the pages beside the index: one of an earlier report that this one lacks is removed
-GENERATED = "<!-- written by llm-claims-harness at every run: edits here are lost -->"
-BEYOND, UNPLACED = "beyond", "unplaced"  # the pages of rows beyond the posts, and of rows of no registered post
 ON_POST_PAGE = ("post", "literal")
 _PART_HEAD = 300  # bytes kept free for a part's title while deciding where to split
 Stopped = frozenset[str]  # the ids of the runs that were interrupted (their environment's ``interrupted``)
@@ -40,10 +37,6 @@ Stopped = frozenset[str]  # the ids of the runs that were interrupted (their env
 
 class ReportBudgetError(ValueError):
     """One row alone does not fit a page's budget (a row's cells are cut, so only a tiny budget does this)."""
-
-
-def run_name(run: str) -> str:
-    return run[:8]
 
 
 def _run_lines(rows: list[Row], stopped: Stopped) -> list[str]:
@@ -54,17 +47,11 @@ def _run_lines(rows: list[Row], stopped: Stopped) -> list[str]:
                 + f" (the runs: [{INDEX}]({INDEX}))") + [""]
 
 
-def _total(rows: list[Row], show: Callable[[str], str] = str) -> str:
-    """``**N rows**, **M sentences judged** —`` and whether each decided verdict is the expected one (the ids that are
-    not, each as ``show`` writes it), and the decided rows whose verdict is not the one registered before measuring
-    (their expectation revised after: a prediction that failed, said here and not only in the ✎ list)."""
+def _total(rows: list[Row]) -> str:
+    """``**N rows**, **M sentences judged**``."""
     judged = sentences(rows)
-    unexpected = ", ".join(show(r.id) for r in rows if r.as_expected is False)
-    missed = ", ".join(show(r.id) for r in missed_predictions(rows))
     return (f"**{plural(len(rows), 'row')}**" + (f", **{plural(len(judged), 'sentence')} judged**" if judged else "")
-            + " — " + (f"**not as expected: {unexpected}**" if unexpected else "every decided verdict as expected")
-            + (f"; **against the expectation registered before measuring** (revised after, {REVISED}): {missed}"
-               if missed else "") + ("" if unexpected else "."))
+            + ":")
 
 
 def _counts(rows: list[Row]) -> list[str]:
@@ -73,28 +60,38 @@ def _counts(rows: list[Row]) -> list[str]:
     return [*wrap(_total(rows)), "", *(line for kind in kind_lines(rows) for line in wrap(kind, "- ")), ""]
 
 
+def _after(title: str, rows: list[Row], lines: list[str], stopped: Stopped, whole: list[str] | None) -> list[str]:
+    """The page's summary below its table: the whole page's counts (a part), the inconclusive rows, whether each
+    verdict is the expected one, the sections and the runs."""
+    undecided = inconclusive(rows)
+    return [f"## {title}", "", *(whole or []),
+            *(wrap(f"Inconclusive: {', '.join(undecided)}") + [""] if undecided else []),
+            *wrap(expectation_line(rows)), "", *lines, *_run_lines(rows, stopped)]
+
+
 def _whole(rows: list[Row], links: str) -> list[str]:
     """A part's summary of the whole page: its parts (``links``) and the counts per kind of all their rows."""
-    return [f"The whole page ({links}):", "", *_counts(rows), "This part:", ""]
+    return [f"The whole page ({links}):", "", *_counts(rows)]
 
 
-def _head(title: str, rows: list[Row], lines: list[str], stopped: Stopped,
-          whole: list[str] | None = None) -> list[str]:
-    undecided = inconclusive(rows)
-    return [GENERATED, f"# {title}", "", f"[← index]({INDEX})", "", *lines, *(whole or []), *_counts(rows),
-            *(wrap(f"Inconclusive: {', '.join(undecided)}") + [""] if undecided else []), *_run_lines(rows, stopped)]
-
-
-Book = dict[str, tuple[str, list[Row]]]  # a page and its parts: file name -> (text, rows)
+def _head(title: str, rows: list[Row], parts: str) -> list[str]:
+    """The lines above a page's table: its title, the way back to the index (and its parts), its counts."""
+    return [GENERATED, f"# {title}", "", f"[← index]({INDEX})" + (f" · parts: {parts}" if parts else ""), "",
+            *_counts(rows)]
 
 
 def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdown.Where, budget: int,
           stopped: Stopped) -> Book:
-    """The page of ``rows`` (``CLAIMS-<key>.md``), split into parts when they do not fit ``budget``; each part opens
-    with the counts of the whole page; rows of the ``stopped`` runs are marked as from an interrupted run."""
+    """The page of ``rows`` (``CLAIMS-<key>.md``), split into parts when they do not fit ``budget``; each part says
+    the counts of the whole page below its table; rows of the ``stopped`` runs are marked as from an interrupted
+    run."""
+    def render(part: list[Row], parts: str, whole: list[str] | None, room: int) -> str | None:
+        about = "About this part" if whole else "About this page"
+        return markdown.page(_head(title, part, parts), part, where, room, _after(about, part, lines, stopped, whole))
+
     def fits(part: list[Row]) -> bool:
         whole = _whole(rows, "") if len(part) < len(rows) else None  # its parts' links: within _PART_HEAD
-        return markdown.page(_head(title, part, lines, stopped, whole), part, where, budget - _PART_HEAD) is not None
+        return render(part, "", whole, budget - _PART_HEAD) is not None
 
     def split(part: list[Row]) -> list[list[Row]]:
         if fits(part):
@@ -109,11 +106,13 @@ def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdo
 
     parts = split(rows)
     files = [f"CLAIMS-{key}.md" if k == 1 else f"CLAIMS-{key}.{k}.md" for k in range(1, len(parts) + 1)]
-    whole = _whole(rows, " · ".join(f"[part {k}]({file})" for k, file in enumerate(files, 1))) if len(parts) > 1 else None
+    links = " · ".join(f"[part {k}]({file})" for k, file in enumerate(files, 1)) if len(parts) > 1 else ""
+    whole = _whole(rows, links) if len(parts) > 1 else None
     out: Book = {}
     for k, (file, part) in enumerate(zip(files, parts), 1):
         suffix = f" (part {k} of {len(parts)})" if len(parts) > 1 else ""
-        text = markdown.page(_head(title + suffix, part, lines, stopped, whole), part, where, budget)
+        text = markdown.page(_head(title + suffix, part, links), part, where, budget,
+                             _after("About this part" if whole else "About this page", part, lines, stopped, whole))
         if text is None:
             raise ReportBudgetError(f"{file}: over {budget} bytes")
         out[file] = text, part
@@ -152,7 +151,7 @@ def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, cata
     if rest:
         books[BEYOND] = _book(BEYOND, "Beyond the posts: further claims and controls", rest, [],
                               lambda r: registry.label(r.post, r.section), budget, stopped)
-    index = _index(doc, registry, books, catalogue, samples)
+    index = index_text(doc, registry, books, catalogue, samples)
     if len(index.encode("utf-8")) > budget:
         raise ReportBudgetError(f"{INDEX}: {len(index.encode('utf-8'))} bytes, over its budget of {budget}")
     texts = {INDEX: index, **{name: text for book in books.values() for name, (text, _) in book.items()}}
@@ -160,69 +159,4 @@ def pages(doc: Document, registry: Registry, budget: int = markdown.BUDGET, cata
     return texts
 
 
-def _links(book: Book) -> str:
-    return " ".join(f"[{'page' if k == 0 else f'part {k + 1}'}]({name})" for k, name in enumerate(book))
-
-
-def _index(doc: Document, registry: Registry, books: dict[str, Book], catalogue: bool, samples: bool) -> str:
-    rows = list(doc.rows)
-    page_of = {r.id: name for book in books.values() for name, (_, part) in book.items() for r in part}
-    linked = lambda entry: f"[{entry}]({page_of.get(entry.split(' (')[0], INDEX)})"  # noqa: E731
-    full = ("declarations [CATALOGUE.md](CATALOGUE.md)" if catalogue
-            else "declarations `pytest --claims-catalogue` (CATALOGUE.md)")
-    lines = [GENERATED, "# Claims report", "",
-             *wrap("The claims of the posts below, measured and judged with each claim's declared tolerance: one page "
-                   "per post (its claims and the literal readings of its sentences) and one for the rows beyond the "
-                   f"posts (further claims and controls). In full: {full}, values [results.json](results.json) "
-                   "([SCHEMA.md](SCHEMA.md)), " + ("the items scored by the rows that score items "
-                                                   "[samples.jsonl](samples.jsonl)." if samples
-                                                   else "and no row of this report logs scored items.")), ""]
-    titles = [*((p.id, cell(p.cited())) for p in registry.posts), (BEYOND, "Beyond the posts"),
-              *([(UNPLACED, "Rows of no registered post")] if UNPLACED in books else [])]
-    for key, title in titles:
-        book = books.get(key, {})
-        on = [r for _, part in book.values() for r in part]
-        judged = sentences(on)
-        lines += wrap(f"- {title}: " + (f"{_links(book)} · {plural(len(on), 'row')}"
-                                        + (f", {plural(len(judged), 'sentence')} judged" if judged else "")
-                                        if on else "no rows measured"))
-        lines += [line for kind in kind_lines(on) for line in wrap(kind, "  - ")]
-    judged_lines = sentence_lines(rows)
-    lines += ["", *wrap(_total(rows, linked)), "",
-              *(["Sentences judged (each counted once, however many rows test it; the rule: on each page):", "",
-                 *(f"- {line}" for line in judged_lines), "", "Rows:", ""] if judged_lines else []),
-              *(f"- {line}" for line in summary_lines(rows)), ""]
-    findings = revised(rows)
-    if findings:
-        lines += wrap(f"{REVISED} {len(findings)} expectations set after measuring (findings of the suite on committed "
-                      "evidence, or regression checks of fixed inputs; not predictions that held): "
-                      + ", ".join(map(linked, findings))) + [""]
-    undecided = inconclusive(rows)
-    if undecided:
-        lines += wrap(f"Inconclusive (within {DECISION_SIGMAS:g} noise SDs of a bound, or a bound inside the interval): "
-                      + ", ".join(map(linked, undecided))) + [""]
-    lines += ["## Runs (newest first)", ""]
-    by_run = Counter(r.run for r in rows)
-    for run in sorted(by_run, key=lambda run: str(doc.runs.get(run, {}).get("date", "")), reverse=True):
-        lines += run_lines(run, doc.runs.get(run, {}), [r for r in rows if r.run == run]) + [""]
-    if doc.not_carried:
-        gone = ", ".join(f"{n['id']} (v{n['version']} → v{n['declared_version']})" for n in doc.not_carried)
-        lines += wrap(f"> Not carried, measured under another claim version: {gone}") + [""]
-    if doc.warning:
-        lines += wrap(f"> Warning: {doc.warning}") + [""]
-    return "\n".join(map(fit, lines)).rstrip("\n") + "\n"
-
-
-def run_lines(run: str, env: dict, rows: list[Row]) -> list[str]:
-    """A run's environment (stored once, however many rows it measured) and where its ``rows`` measured."""
-    seeds = ", ".join(map(str, env.get("seeds", [env.get("seed")])))
-    on = Counter(r.device for r in rows)
-    suite = " · ".join(f"{k} {v}" for k, v in (env.get("suite") or {}).items())
-    return [f"- **Run `{run_name(run)}`**: {plural(len(rows), 'row')} · {env.get('date', '?')} · commit "
-            f"`{env.get('git_commit', '?')}` · tree `{env.get('git_tree', '?')}`",
-            f"  - Python {env.get('python', '?')} · {env.get('platform', '?')}" + (f" · {cut(suite, 300)}" if suite else ""),
-            f"  - device {env.get('device', '?')} (rows: " + ", ".join(f"{k} {v}" for k, v in on.most_common())
-            + f") · seeds {seeds} · xdist workers: {env.get('xdist_workers', '?')}",
-            f"  - command `{cut(env.get('command', '?'), 200)}` · {env.get('wall_s', '?')} s",
-            *([f"  - ⚠ **interrupted** ({cut(env['interrupted'], 200)}): the run ended before measuring all it "
-               "selected; each of its rows was measured in full"] if env.get("interrupted") else [])]
+__all__ = ["BEYOND", "GENERATED", "INDEX", "PAGE_GLOB", "UNPLACED", "ReportBudgetError", "pages", "run_lines"]

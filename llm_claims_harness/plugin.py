@@ -132,10 +132,10 @@ class RunState:
         terminalreporter.write_line(f"{plural(len(self.rows), 'claim row')} measured")
         for line in report.summary_lines(self.rows.values()):
             terminalreporter.write_line("  " + line)
-        revised = report.revised(self.rows.values())
-        if revised:
-            terminalreporter.write_line(f"{report.REVISED} expectations set after measuring (findings and regression "
-                                        "checks, counted apart): " + ", ".join(revised))
+        if revised := report.revised(self.rows.values()):
+            terminalreporter.write_line(f"{report.REVISED} rows whose expectation was set after an earlier measurement "
+                                        "(findings and regression checks, counted apart; not changes made by this "
+                                        "run): " + ", ".join(revised))
         inconclusive = report.inconclusive(self.rows.values())
         if inconclusive:
             terminalreporter.write_line("inconclusive (value within its noise of a bound, or a bound inside its "

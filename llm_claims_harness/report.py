@@ -105,7 +105,8 @@ def _row_counts(rows: list[Row], kind: str) -> str:
     return _counted((words(kind, r.verdict, r.as_expected), bool(r.revision)) for r in rows if r.kind == kind)
 
 
-def _sentence_counts(rows: list[Row], kind: str) -> tuple[int, str]:
+def sentence_counts(rows: list[Row], kind: str) -> tuple[int, str]:
+    """The number of sentences of ``kind`` that ``rows`` judge, and their verdicts' counts on one line."""
     ours = [rs for (k, _, _), rs in sentences(rows).items() if k == kind]
     return len(ours), _counted((words(kind, sentence_verdict(rs), None), sentence_apart(rs)) for rs in ours)
 
@@ -156,7 +157,7 @@ def sentence_lines(rows: Iterable[Row]) -> list[str]:
     refuted · 2 inconclusive`` (:data:`SENTENCE_RULE`); none for rows of other kinds."""
     rows = list(rows)
     return [f"{KIND_TITLES[kind]}: {plural(n, 'sentence')} judged: {counts}" for kind in JUDGED
-            for n, counts in [_sentence_counts(rows, kind)] if n]
+            for n, counts in [sentence_counts(rows, kind)] if n]
 
 
 def kind_lines(rows: Iterable[Row]) -> list[str]:
@@ -169,7 +170,7 @@ def kind_lines(rows: Iterable[Row]) -> list[str]:
         n_rows, counts = sum(r.kind == kind for r in rows), _row_counts(rows, kind)
         if not counts:
             continue
-        n, judged = _sentence_counts(rows, kind) if kind in JUDGED else (0, "")
+        n, judged = sentence_counts(rows, kind) if kind in JUDGED else (0, "")
         lines.append(f"{title}: " + (f"{plural(n, 'sentence')} judged: {judged} — {plural(n_rows, 'row')}: "
                                      if n else "") + counts)
     return lines
@@ -200,13 +201,14 @@ def kind_counts(rows: Iterable[Row]) -> str:
 
 
 def revised(rows: Iterable[Row]) -> list[str]:
-    """``id (holds → refuted)`` for every row whose expectation was revised after measuring, by id
-    (``id (regression check: refuted)`` when nothing was predicted), then ``, this run: error`` where the row's
-    verdict is not that expectation (an expectation is not a result)."""
+    """``id (registered holds, revised to refuted)`` for every row whose expectation was revised after an earlier
+    measurement, by id (``id (regression check: refuted)`` when nothing was predicted), then ``; measured: error``
+    where the row's verdict is not that expectation (an expectation is not a result). Worded so that a revision made
+    before the run never reads as a change the run made."""
     def said(r: Row) -> str:
-        expected = (f"{r.preregistered_expect} → {r.expected_verdict}" if r.preregistered_expect != NO_PREDICTION
-                    else f"regression check: {r.expected_verdict}")
-        return f"{r.id} ({expected}{'' if r.verdict == r.expected_verdict else f', this run: {r.verdict}'})"
+        expected = (f"registered {r.preregistered_expect}, revised to {r.expected_verdict}"
+                    if r.preregistered_expect != NO_PREDICTION else f"regression check: {r.expected_verdict}")
+        return f"{r.id} ({expected}{'' if r.verdict == r.expected_verdict else f'; measured: {r.verdict}'})"
     return [said(r) for r in sorted(rows, key=lambda r: r.id) if r.revision]
 
 

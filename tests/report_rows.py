@@ -77,18 +77,17 @@ def cells(line: str) -> dict[str, str]:
 
 
 def table_ids(text: str) -> list[str]:
-    """Row ids in table order (``↳ [case]`` lines completed from the claim above)."""
+    """Row ids in table order (``[claim](#topic) [case]``, and ``↳ [case]`` lines completed from the claim above)."""
     ids, claim = [], ""
     for line in table(text):
-        first = line.split(" | ")[0].removeprefix("| ")
-        match = re.match(r"\[(.+?)\]\(#", first)
+        first = re.sub(r'<a id="[^"]*"></a>|<wbr>', "", cells(line)["claim"])
+        match = re.match(r"\[(.+?)\]\(#[^)]*\)(?: (\[.+\]))?$", first)
         if match:
-            ids.append(match.group(1))
-            claim = match.group(1).split("[")[0]
+            claim = match.group(1)
+            ids.append(claim + (match.group(2) or ""))
         else:
             ids.append(claim + first.removeprefix("↳ "))
     return ids
-
 
 
 def doubled(rows: list[Row]) -> dict[str, Row]:

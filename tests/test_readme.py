@@ -20,7 +20,8 @@ def _block(name: str) -> list[str]:
 
 
 def _unlinked(text: str) -> str:
-    return LINK.sub(r"\1", text)
+    """``text`` without its links, the rows' anchors and the line-break hints a page's ids carry."""
+    return re.sub(r'<a id="[^"]*"></a>|<wbr>', "", LINK.sub(r"\1", text))
 
 
 def test_readme_fits_one_screen_of_sections() -> None:
@@ -33,7 +34,7 @@ def test_readme_fits_one_screen_of_sections() -> None:
 def test_the_rows_shown_are_the_reports_own() -> None:
     pages = "\n".join(_unlinked(p.read_text(encoding="utf-8")) for p in sorted(REPORT.glob("CLAIMS-*.md")))
     rows = _block("report-rows")
-    assert len(rows) >= 4 and rows[0].startswith("| id |")
+    assert len(rows) >= 4 and rows[0].startswith("| verdict |")
     missing = [row for row in rows if row not in pages.splitlines()]
     assert not missing, f"README rows not on any page of reports/ (copy them again from the page): {missing}"
 

@@ -68,10 +68,10 @@ def test_every_row_that_is_not_the_posts_own_claim_shows_its_kind(today, rendere
         shown = on_pages(pages_of)
         assert sorted(rid for _, rid, _ in shown) == sorted(by_id), which
         for name, rid, line in shown:
-            kind = by_id[rid].kind
-            assert cells(line)["kind"] == ("" if kind == "post" else kind), (which, name, rid)
+            kind, verdict = by_id[rid].kind, cells(line)["verdict"]
+            named = [word for word in markdown.KINDS.values() if word and verdict.endswith(f" · *{word}*")]
+            assert named == ([] if kind == "post" else [markdown.KINDS[kind]]), (which, name, rid, verdict)
     assert {r.kind for r in rows.values()} == {"post", "literal", "beyond", "control"}  # today shows every kind
-    assert "kind: blank for the post's own claim" in texts["CLAIMS-beyond.md"]  # the legend says what the column is
 
 
 def test_a_control_as_designed_never_shows_a_bare_verdict_mark(today) -> None:
@@ -84,7 +84,7 @@ def test_a_control_as_designed_never_shows_a_bare_verdict_mark(today) -> None:
         assert not {"✅", "❌"} & set(verdict), (name, rid, verdict)
     broken = make("toy.control[broken]", kind="control", verdict="holds", expect="refuted")
     line = table(pages.pages(document({broken.id: broken}), REGISTRY)["CLAIMS-beyond.md"])[0]
-    assert cells(line)["verdict"] == "✅ ⚠ not as designed: designed to be refuted"
+    assert cells(line)["verdict"] == "✅ holds ⚠ not as designed: designed to be refuted · *control*"
 
 
 def test_every_quoted_row_shows_its_sentence_with_the_gloss_one_click_away(today) -> None:
@@ -108,7 +108,8 @@ def test_every_quoted_row_shows_its_sentence_with_the_gloss_one_click_away(today
             above = key
             match = re.fullmatch(r"\[(Q\d+)\]\(#(q\d+)\) “(.*)”", sentence)
             assert match and match.group(1).lower() == match.group(2), (name, rid, sentence)
-            assert match.group(3) == inline(shorten(r.quote.text, markdown.QUOTE))
+            # shortened, shorter where the table's line would be over its bytes
+            assert match.group(3) in [inline(shorten(r.quote.text, q)) for _, q in markdown.SHORTER]
             entry = listed[match.group(2)]
             assert f"`{r.claim_id}`" in entry
             first = re.search(r"the sentence of \[Q\d+\]\(#(q\d+)\)$", entry)
@@ -136,7 +137,8 @@ def test_twelve_rows_of_one_sentence_read_as_one_sentence_judged() -> None:
     rows = {r.id: r for r in (make(f"toy.table[cell{i}]") for i in range(12))}
     texts = pages.pages(document(rows), REGISTRY)
     line = "- the posts' claims: 1 sentence judged: 1 confirmed — 12 rows: 12 confirmed"
-    assert line in texts["CLAIMS-A.md"].splitlines() and f"  {line}" in texts["CLAIMS.md"].splitlines()
+    assert line in texts["CLAIMS-A.md"].splitlines()
+    assert "**The post's claims**: 1 sentence judged: 1 confirmed (12 rows)." in texts["CLAIMS.md"].splitlines()
     assert "**12 rows**, **1 sentence judged**" in texts["CLAIMS-A.md"]
     assert "the post: 1 sentence (12 rows): 1 confirmed</summary>" in texts["CLAIMS-A.md"]
     assert [cells(line)["sentence"] != "" for line in table(texts["CLAIMS-A.md"])] == [True] + [False] * 11
@@ -172,10 +174,12 @@ def test_counts_per_kind_and_per_sentence_on_each_page_and_the_index(today) -> N
         counts = " · ".join(f"{verdicts.count(v)} {words[v]}" for v in words if verdicts.count(v))
         expected = line.format(n=len(judged), counts=counts)
         assert expected in texts[f"CLAIMS-{post.id}.md"], post.id
-        assert expected in texts[pages.INDEX], post.id
+        n_rows = len([r for r in ours if r.kind == "post"])
+        assert f"**The post's claims**: {len(judged)} sentences judged: {counts} ({n_rows} rows)" in texts[pages.INDEX]
         n_literal = len({(r.claim_id, r.quote.text) for r in ours if r.kind == "literal"})
         if n_literal:
-            assert f"literal readings (not counted against the posts): {n_literal} sentence" in texts[pages.INDEX]
+            assert (f"**Literal readings of its sentences (not counted against the post)**: {n_literal} sentence"
+                    in texts[pages.INDEX])
     assert "Sentences judged (Q), in full with an English gloss. " + report.SENTENCE_RULE[:60] in texts["CLAIMS-A.md"]
 
 
@@ -198,7 +202,7 @@ def test_no_topic_header_counts_a_literal_or_control_row_as_refuted(today) -> No
             continue
         anchor, in_topic = "", {}
         for rid, line in zip(table_ids(text), table(text)):
-            link = re.search(r"\]\(#([^)]+)\)", cells(line)["id"])
+            link = re.search(r"\]\(#([^)]+)\)", cells(line)["claim"])
             anchor = link.group(1) if link else anchor
             in_topic.setdefault(anchor, []).append(by_id[rid])
         for anchor, header in topic_headers(text).items():
@@ -212,7 +216,7 @@ def test_no_topic_header_counts_a_literal_or_control_row_as_refuted(today) -> No
             assert "refuted" not in parts.get("controls", ""), (name, header)
 
 
-def test_a_part_opens_with_the_whole_pages_counts() -> None:
+def test_a_part_says_the_whole_pages_counts() -> None:
     rows = doubled(list(results.read(ROOT / "reports" / "results.json").rows))
     texts = pages.pages(document(rows), REGISTRY)
     split = sorted({name.split(".")[0] for name in texts if re.fullmatch(r"CLAIMS-[^.]+\.\d+\.md", name)})
@@ -220,7 +224,7 @@ def test_a_part_opens_with_the_whole_pages_counts() -> None:
     for key in split:
         parts = [name for name in texts if name.split(".")[0] == key]
         whole = f"The whole page ({' · '.join(f'[part {k}]({name})' for k, name in enumerate(parts, 1))}):"
-        heads = [texts[name].split("This part:")[0].split(whole)[1] for name in parts]
+        heads = [re.split(r"\n(?:Inconclusive|Expectations): ", texts[name].split(whole)[1])[0] for name in parts]
         assert all(head == heads[0] for head in heads), key
         n = sum(len(table(texts[name])) for name in parts)
         assert heads[0].lstrip().startswith(f"**{n} rows**"), key

@@ -37,22 +37,24 @@ def test_one_page_per_post_in_its_sections_order(rendered) -> None:
     assert table_ids(rendered["CLAIMS-beyond.md"]) == ["toy.beyond", "toy.control[a]"]  # beyond, then controls
     where = [cells(line)["§"] for line in table(rendered["CLAIMS-A.md"])]
     assert where[0] == "intro" and where[10] == "exp. 3" and where[-1] == "add/concat"  # the registry's labels
-    assert [(cells(line)["§"], cells(line)["kind"]) for line in table(rendered["CLAIMS-beyond.md"])] == [
-        ("B RoPE", "beyond"), ("A exp. 3", "control")]
+    assert [(cells(line)["§"], cells(line)["verdict"]) for line in table(rendered["CLAIMS-beyond.md"])] == [
+        ("B RoPE", "✅ holds · *beyond the posts*"), ("A exp. 3", "☑ holds, as designed · *control*")]
 
 
-def test_version_column_and_figure_links(rendered) -> None:
+def test_version_in_the_details_and_figures_linked_and_shown(rendered) -> None:
     lines = {p: dict(zip(table_ids(text), table(text))) for p, text in rendered.items() if p != "CLAIMS.md"}
-    assert cells(lines["CLAIMS-beyond.md"]["toy.beyond"])["v"] == "2"
-    assert "[plot](figures/toy_heatmap.png)" in lines["CLAIMS-A.md"]["toy.a_exp3[gap1]"]
+    assert "- `toy.beyond` v2 (" in rendered["CLAIMS-beyond.md"]
+    assert cells(lines["CLAIMS-A.md"]["toy.a_exp3[gap1]"])["measured"].endswith("[plot](figures/toy_heatmap.png)")
     assert "figures/" not in lines["CLAIMS-A.md"]["toy.a_exp3[gap3]"]
+    # shown inline below the table, once, captioned with the rows that drew it
+    assert rendered["CLAIMS-A.md"].count("![toy.a_exp3[gap1]](figures/toy_heatmap.png)") == 1
 
 
 def test_deviation_and_skip_text_written_once(rendered) -> None:
     text = rendered["CLAIMS-A.md"]
     assert text.count("Evaluated on a held-out stream") == 1       # 4 rows share it
     assert text.count("weights not available: set CLAIMS_TOY_DIR") == 1  # 10 rows share it
-    assert all(cells(line)["verdict"] == "⏭ S1" for line in table(text)[:10])
+    assert all(cells(line)["verdict"] == "⏭ skipped S1" for line in table(text)[:10])
 
 
 def test_index_names_the_posts_pages_and_runs(rendered) -> None:
@@ -169,7 +171,7 @@ def test_rows_an_old_report_did_not_place_go_on_their_own_page(tmp_path: Path) -
                                            encoding="utf-8")
     results.write(tmp_path, results.Measured(RUN, ENV, {"toy.same": make("toy.same")}, {}, declared(same=1)), REGISTRY)
     texts = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("CLAIMS*.md")}
-    assert "toy.old[a]" in texts["CLAIMS-unplaced.md"] and "toy.old" not in texts.get("CLAIMS-beyond.md", "")
+    assert '<a id="r-toy-old-a"></a>' in texts["CLAIMS-unplaced.md"] and "toy.old" not in texts.get("CLAIMS-beyond.md", "")
     assert "schema 4, read as schema 5: 1 of its rows record no post" in texts["CLAIMS.md"]
     assert "torch 2.x" in texts["CLAIMS.md"]  # the old environment's library versions, now the suite's facts
 

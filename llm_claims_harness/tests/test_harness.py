@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 
 import pytest
@@ -34,13 +36,14 @@ def test_verdicts_and_report(suite: pytest.Pytester) -> None:
     assert "- literal readings (not counted against the posts): 1 refuted" in md  # never among the post's refutations
     page = (suite.path / LOCAL_REPORT / "CLAIMS-T.md").read_text(encoding="utf-8")
     assert "- the posts' claims: 3 sentences judged: 2 confirmed · 1 skipped — 4 rows: 3 confirmed · 1 skipped" in page
-    table = {line.split(" | ")[0].removeprefix("| ").split("](")[0]: line for line in page.splitlines()
-             if line.startswith("| ")}
-    assert " | literal | ❌ | " in table["[toy.cases[c]"] and " | | ✅ | " in table["↳ [b]"]  # the kind: blank for the post's
-    assert "[Q1](#q1) “1 더하기 1은 2”" in table["[toy.cases[a]"]  # the sentence, once above the rows that quote it
+    table = {anchor: line for line in page.splitlines() for anchor in re.findall(r'<a id="(r-[^"]*)"></a>', line)}
+    # the verdict first, in words; the kind named for every row but the post's own claim
+    assert table["r-toy-cases-a"].startswith("| ✅ confirmed | ") and table["r-toy-cases-b"].startswith("| ✅ confirmed | ")
+    assert table["r-toy-cases-c"].startswith("| ❌ refuted · *literal reading, not counted* | ")
+    assert "[Q1](#q1) “1 더하기 1은 2”" in table["r-toy-cases-c"]  # the sentence, once above the rows that quote it
     assert "“1 더하기 1은 2” — *one plus one is two*" in page  # the sentence in full, with its gloss
     beyond = (suite.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")
-    assert " | control | ☑ refuted, as designed | " in beyond
+    assert "| ☑ refuted, as designed · *control* | " in beyond
     assert "weights not found: set TOY_DIR" in md
     result.stdout.fnmatch_lines(["*6 claim rows measured*", "*the posts' claims: 3 confirmed · 1 skipped*",
                                  "*controls: 1 behave as designed*"])

@@ -43,16 +43,17 @@ def test_pinned(verify):
                                               "code": "abc123"}
     assert rows["toy.pinned"]["preregistered_expect"] == "none"
     text = (pytester.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
-    assert "✎ 2 expectations set after measuring (findings of the suite" in text
+    assert "✎ 2 expectations set after an earlier measurement (findings of the suite" in text
     # the headline says which decided verdict is not the prediction registered before measuring, not only the ✎ list
-    assert ("every decided verdict as expected; **against the expectation registered before measuring** (revised "
-            "after, ✎): [toy.revised](") in text
-    result.stdout.fnmatch_lines(["✎ expectations set after measuring*: toy.pinned (regression check: holds), "
-                                 "toy.revised (holds → refuted)"])
+    assert ("every decided verdict matches its declared expectation; **against the expectation registered before "
+            "measuring** (revised after, ✎: predictions that failed): [toy.revised](") in text
+    result.stdout.fnmatch_lines(["✎ rows whose expectation was set after an earlier measurement*not changes made by "
+                                 "this run): toy.pinned (regression check: holds), toy.revised (registered holds, "
+                                 "revised to refuted)"])
     assert "- beyond the posts: ✎ on expectations set after measuring: 1 holds, 1 refuted" in text
     assert "- the posts' claims: 1 confirmed" in text
     pages = "".join(p.read_text(encoding="utf-8") for p in (pytester.path / LOCAL_REPORT).glob("CLAIMS-*.md"))
-    assert sum(line.count("✎") for line in pages.splitlines() if line.startswith("| [toy.")) == 2
+    assert sum(line.count("✎") for line in pages.splitlines() if line.startswith("| ") and "r-toy-" in line) == 2
 
 
 def test_a_revised_row_that_errors_is_not_listed_as_its_expectation(pytester: pytest.Pytester) -> None:
@@ -68,5 +69,5 @@ def test_pinned(verify):
     raise RuntimeError("input missing")
 ''')
     result = pytester.runpytest()
-    result.stdout.fnmatch_lines(["✎ expectations set after measuring*: toy.pinned (regression check: refuted, this "
-                                 "run: error)"])
+    result.stdout.fnmatch_lines(["✎ rows whose expectation was set after an earlier measurement*: toy.pinned "
+                                 "(regression check: refuted; measured: error)"])
