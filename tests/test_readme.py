@@ -14,8 +14,8 @@ REPORT = ROOT / "reports"
 LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)]*)\)")  # [text](target), the text may hold [brackets]
 
 
-def _block(name: str) -> list[str]:
-    body = README.split(f"<!-- {name}", 1)[1].split(f"<!-- /{name} -->", 1)[0]
+def _block(name: str, text: str = README) -> list[str]:
+    body = text.split(f"<!-- {name}", 1)[1].split(f"<!-- /{name} -->", 1)[0]
     return [line for line in body.splitlines()[1:] if line.strip()]
 
 
@@ -33,10 +33,11 @@ def test_readme_fits_one_screen_of_sections() -> None:
 
 def test_the_rows_shown_are_the_reports_own() -> None:
     pages = "\n".join(_unlinked(p.read_text(encoding="utf-8")) for p in sorted(REPORT.glob("CLAIMS-*.md")))
-    rows = _block("report-rows")
-    assert len(rows) >= 4 and rows[0].startswith("| verdict |")
-    missing = [row for row in rows if row not in pages.splitlines()]
-    assert not missing, f"README rows not on any page of reports/ (copy them again from the page): {missing}"
+    for where, rows in (("README", _block("report-rows")),
+                        ("docs/report.md", _block("example-rows", (ROOT / "docs" / "report.md").read_text("utf-8")))):
+        assert len(rows) >= 4 and rows[0].startswith("| verdict |")
+        missing = [row for row in rows if row not in pages.splitlines()]
+        assert not missing, f"{where}'s rows not on any page of reports/ (copy them again from the page): {missing}"
 
 
 def test_the_headline_counts_are_the_index_s() -> None:

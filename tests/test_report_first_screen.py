@@ -117,3 +117,24 @@ def test_no_skip_reason_unit_or_command_is_cut(report) -> None:
             unit = markdown.measured_unit(r.unit)
             if unit and r.measured is not None and r.verdict not in ("skipped", "error"):
                 assert f" {unit}".replace("|", "\\|") in row_line, (name, r.id, unit)  # a table cell escapes |
+
+
+def test_the_screenshot_script_shows_every_page_without_sideways_scrolling(tmp_path) -> None:
+    """tools/screenshot_report.py in a real headless browser at 1,000 px (where one is installed: not required in
+    CI): a PNG per page, and no table wider than the page (judged with the Korean font the posts need: without it,
+    glyph widths are a fallback's, and only the run itself is checked)."""
+    import shutil
+    import subprocess
+    import sys
+
+    if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
+        pytest.skip("no chromium: apt-get install chromium (the screenshots are a person's check, not CI's)")
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "screenshot_report.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    pages_ = sorted((ROOT / "reports").glob("CLAIMS*.md"))
+    assert done.returncode in (0, 1), done.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == sorted(f"{p.stem}-1000px.png" for p in pages_)
+    assert len(done.stdout.splitlines()) == len(pages_)
+    fonts = subprocess.run(["fc-list"], capture_output=True, text=True).stdout if shutil.which("fc-list") else ""
+    if "Noto Sans CJK" in fonts:
+        assert done.returncode == 0, done.stdout
