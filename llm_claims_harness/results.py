@@ -173,21 +173,22 @@ def merge(previous: Document | None, run: Measured, warning: str = "") -> Docume
 
 
 def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
-    """``samples.jsonl``: this run's per-item logs, and the earlier lines of rows kept from an earlier run; and a
-    warning when lines of the previous file did not parse (they are dropped, the others kept)."""
+    """``samples.jsonl``: this run's per-item logs, and the earlier lines of rows kept from an earlier run, sorted by
+    row id then item id (a run's order of finishing never shows in a diff); and a warning when lines of the previous
+    file did not parse (they are dropped, the others kept). A line of the layout that named its run (``"run"``) is
+    kept without it when its row is still that run's."""
     kept = {r.id: r.run for r in doc.rows if r.id not in run.rows}
-    lines = [json.dumps({"id": rid, "run": run.run, **item}, ensure_ascii=False)
-             for rid, items in run.samples.items() for item in items]
+    lines = [{"id": rid, **item} for rid, items in run.samples.items() for item in items]
     bad = earlier = 0
     try:
         with open(out / SAMPLES, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 try:
                     old = json.loads(line)
-                    if kept.get(old.get("id")) != old.get("run"):
+                    if old.get("id") not in kept or old.pop("run", kept[old["id"]]) != kept[old["id"]]:
                         continue
                     if samples.conforms(old):
-                        lines.append(json.dumps(old, ensure_ascii=False))
+                        lines.append(old)
                     else:
                         earlier += 1
                 except (ValueError, AttributeError):
@@ -195,13 +196,17 @@ def _samples(out: Path, doc: Document, run: Measured) -> tuple[str, str]:
     except FileNotFoundError:
         pass
     except OSError as exc:
-        return ("".join(line + "\n" for line in lines),
-                f"the previous {SAMPLES} was unreadable ({exc}); its items were dropped")
+        return _jsonl(lines), f"the previous {SAMPLES} was unreadable ({exc}); its items were dropped"
     warning = "; ".join(filter(None, [
         f"{bad} lines of the previous {SAMPLES} did not parse and were dropped" if bad else "",
         f"{earlier} lines of the previous {SAMPLES} were in an earlier layout and were dropped" if earlier else ""]))
     warning += " (measure their rows again to log their items)" if warning else ""
-    return "".join(line + "\n" for line in lines), warning
+    return _jsonl(lines), warning
+
+
+def _jsonl(lines: list[dict]) -> str:
+    ordered = sorted(lines, key=lambda line: (natural(line["id"]), natural(str(line["item_id"]))))
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in ordered)
 
 
 def write(out: Path, run: Measured, registry: Registry,
@@ -249,5 +254,6 @@ def schema_markdown() -> str:
     fields = "\n".join(f"- `{name}`: {doc}" for name, doc in fields_doc())
     items = "\n".join(f"- `{name}`: {doc}" for name, doc in samples.FIELDS.items())
     return (f"# {SCHEMA['name']}, version {SCHEMA['version']}\n\n{body}\n\n## A row's fields\n\n{fields}\n\n"
-            f"## A line of `{SAMPLES}`\n\n- `id`: the row's id\n- `run`: the run that scored the item\n{items}\n\n"
+            f"## A line of `{SAMPLES}`\n\nSorted by row id, then item id; the run that scored an item is its row's `run`."
+            f"\n\n- `id`: the row's id\n{items}\n\n"
             f"Its JSON Schema:\n\n```json\n{json.dumps(samples.LINE_SCHEMA, indent=2, ensure_ascii=False)}\n```\n")

@@ -4,8 +4,9 @@
     verify(rho, samples=[Sample(item_id=str(i), input=[p.first, p.second], target=p.human, prediction=cos,
                                 score=None) for i, (p, cos) in enumerate(zip(pairs, cosines))])
 
-A line of ``samples.jsonl`` is ``{"id": <row id>, "run": <run id>, **Sample.fields()}``; :data:`LINE_SCHEMA` is its
-JSON Schema (draft 2020-12), printed in ``SCHEMA.md``.
+A line of ``samples.jsonl`` is ``{"id": <row id>, **Sample.fields()}`` (the run that scored it is its row's ``run``
+in ``results.json``, so two runs that score the same items write the same bytes); the lines are sorted by row id, then
+item id. :data:`LINE_SCHEMA` is its JSON Schema (draft 2020-12), printed in ``SCHEMA.md``.
 """
 
 from __future__ import annotations
@@ -38,11 +39,10 @@ LINE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "a line of samples.jsonl",
     "type": "object",
-    "required": ["id", "run", *FIELDS],
+    "required": ["id", *FIELDS],
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "minLength": 1, "description": "the row's id in results.json"},
-        "run": {"type": "string", "minLength": 1, "description": "the run that scored the item"},
         "item_id": {"type": "string", "minLength": 1, "description": FIELDS["item_id"]},
         "input_hash": {"type": "string", "pattern": f"^{_HASH}$", "description": FIELDS["input_hash"]},
         "input": {"description": FIELDS["input"]},  # any JSON value
@@ -97,7 +97,7 @@ def conforms(line: Any) -> bool:
     """Whether a parsed line has :data:`LINE_SCHEMA`'s fields (names and the types it fixes): how an earlier
     report's lines in another layout are told apart."""
     return (isinstance(line, dict) and set(line) == set(LINE_SCHEMA["properties"])
-            and all(isinstance(line[k], str) and line[k] for k in ("id", "run", "item_id"))
+            and all(isinstance(line[k], str) and line[k] for k in ("id", "item_id"))
             and isinstance(line["input_hash"], str) and re.fullmatch(_HASH, line["input_hash"]) is not None
             and isinstance(line["extra"], dict)
             and (line["score"] is None or isinstance(line["score"], (bool, int, float))))

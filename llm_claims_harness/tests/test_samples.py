@@ -58,14 +58,13 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_samples_are_written_one_line_per_item_with_fixed_fields(suite: pytest.Pytester) -> None:
     suite.runpytest().assert_outcomes(passed=3)
-    run = _runs(suite)["toy.scored"]
-    assert _lines(suite) == [
-        {"id": "toy.scored", "run": run, "item_id": "q1", "input_hash": _hash('"1 + 1"'), "input": "1 + 1",
+    assert _lines(suite) == [  # sorted by row id, then item id
+        {"id": "toy.other", "item_id": "o", "input_hash": _hash('{"q":"other"}'), "input": {"q": "other"},
+         "target": None, "prediction": None, "score": None, "extra": {}},
+        {"id": "toy.scored", "item_id": "q1", "input_hash": _hash('"1 + 1"'), "input": "1 + 1",
          "target": 2, "prediction": 2, "score": True, "extra": {}},
-        {"id": "toy.scored", "run": run, "item_id": "q2", "input_hash": _hash('["일","일"]'), "input": ["일", "일"],
-         "target": 2, "prediction": 2.0, "score": 1.0, "extra": {"cosines": [0.5, None]}},
-        {"id": "toy.other", "run": run, "item_id": "o", "input_hash": _hash('{"q":"other"}'), "input": {"q": "other"},
-         "target": None, "prediction": None, "score": None, "extra": {}}]
+        {"id": "toy.scored", "item_id": "q2", "input_hash": _hash('["일","일"]'), "input": ["일", "일"],
+         "target": 2, "prediction": 2.0, "score": 1.0, "extra": {"cosines": [0.5, None]}}]
     assert all(conforms(line) for line in _lines(suite))
     assert "일" in (suite.path / LOCAL_REPORT / "samples.jsonl").read_text(encoding="utf-8")  # not \\u-escaped
     assert "[samples.jsonl](samples.jsonl)" in (suite.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
@@ -91,6 +90,28 @@ def test_every_line_validates_against_the_schema_schema_md_prints(suite: pytest.
         assert not conforms(broken)
 
 
+def test_two_runs_of_the_same_selection_write_the_same_bytes(suite: pytest.Pytester) -> None:
+    """A diff of samples.jsonl shows changed scores only: no run id per line, no order of finishing (issue 42)."""
+    suite.runpytest("-p", "no:randomly").assert_outcomes(passed=3)
+    first = (suite.path / LOCAL_REPORT / "samples.jsonl").read_bytes()
+    suite.runpytest("-p", "xdist", "-n", "2").assert_outcomes(passed=3)  # another order of finishing
+    assert (suite.path / LOCAL_REPORT / "samples.jsonl").read_bytes() == first
+    assert len(set(_runs(suite).values())) == 1  # the second run measured every row again
+
+
+def test_a_line_of_the_layout_that_named_its_run_is_kept_while_its_row_is(suite: pytest.Pytester) -> None:
+    suite.runpytest().assert_outcomes(passed=3)
+    path = suite.path / LOCAL_REPORT / "samples.jsonl"
+    run = _runs(suite)["toy.scored"]
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    path.write_text("".join(json.dumps({"id": x["id"], "run": run if x["item_id"] != "q2" else "another run",
+                                        **{k: v for k, v in x.items() if k != "id"}}) + "\n"
+                            for x in reversed(lines)), encoding="utf-8")
+    suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
+    assert [(x["id"], x["item_id"]) for x in _lines(suite)] == [("toy.other", "o"), ("toy.scored", "q1")]
+    assert all("run" not in x for x in _lines(suite))
+
+
 def test_an_empty_log_is_not_linked(suite: pytest.Pytester) -> None:
     """A report none of whose rows logs items says so instead of linking an empty ``samples.jsonl`` (issue 33)."""
     suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
@@ -106,8 +127,8 @@ def test_partial_run_keeps_the_lines_of_rows_it_did_not_measure(suite: pytest.Py
     second = _runs(suite)["toy.other"]
     assert second != first and _runs(suite)["toy.scored"] == first
     lines = _lines(suite)
-    assert [(x["id"], x["run"]) for x in lines if x["id"] == "toy.scored"] == [("toy.scored", first)] * 2
-    assert [(x["id"], x["run"]) for x in lines if x["id"] == "toy.other"] == [("toy.other", second)]
+    assert [x["item_id"] for x in lines if x["id"] == "toy.scored"] == ["q1", "q2"]
+    assert [x["item_id"] for x in lines if x["id"] == "toy.other"] == ["o"]
     # a re-measured row that logs nothing any more leaves no line behind
     suite.makepyfile(test_toy=CLAIMS.replace(
         'samples=[Sample("o", input={"q": "other"}, target=None, prediction=None, score=None)]', "samples=None"))
@@ -118,10 +139,10 @@ def test_partial_run_keeps_the_lines_of_rows_it_did_not_measure(suite: pytest.Py
 def test_a_damaged_line_or_one_of_an_earlier_layout_loses_that_line_only_and_says_so(suite: pytest.Pytester) -> None:
     suite.runpytest().assert_outcomes(passed=3)
     path = suite.path / LOCAL_REPORT / "samples.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    old = json.loads(lines[2])
-    earlier = json.dumps({"id": old["id"], "run": old["run"], "item": {"q": "other"}})  # the layout before issue 33
-    path.write_text("\n".join([lines[0], lines[1][:25], earlier]) + "\n", encoding="utf-8")  # the second cut short
+    lines = {json.loads(line)["item_id"]: line for line in path.read_text(encoding="utf-8").splitlines()}
+    old = json.loads(lines["o"])
+    earlier = json.dumps({"id": old["id"], "run": _runs(suite)["toy.other"], "item": {"q": "other"}})  # before issue 33
+    path.write_text("\n".join([lines["q1"], lines["q2"][:25], earlier]) + "\n", encoding="utf-8")  # q2 cut short
     suite.runpytest("-k", "unscored").assert_outcomes(passed=1)
     assert [x["item_id"] for x in _lines(suite)] == ["q1"]
     warning = json.loads((suite.path / LOCAL_REPORT / "results.json").read_text(encoding="utf-8"))["warning"]
