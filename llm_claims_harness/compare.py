@@ -4,9 +4,10 @@
     python -m llm_claims_harness.compare --summary RESULTS.json [--output FILE]
 
 The comparison lists, by id: verdict flips (old → new verdict, old → new value), rows added, rows gone,
-values that moved beyond their scale, and rows that moved to another post or kind (a row that turns from the
+values that moved beyond their scale, rows that moved to another post or kind (a row that turns from the
 post's claim into a literal reading or a control changes what is counted against the post, whatever its
-verdict); every other row is only counted. ``--summary`` prints one
+verdict), every input whose digest changed with the rows that read it, and every value that moved within its
+scale, largest first (in SDs of the difference, or the share of half its room: :mod:`llm_claims_harness.changes`). ``--summary`` prints one
 report's counts per kind of claim and verdict (the report's own :func:`llm_claims_harness.report.summary_lines`).
 
 When a value has moved beyond its scale (the rule is also printed under every comparison):
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_claims_harness.atomic import write_text_atomic
+from llm_claims_harness.changes import Drift, InputChange, drifts, input_changes
 from llm_claims_harness.declare import DECISION_SIGMAS, flatten
 from llm_claims_harness.report import inconclusive, show, summary_lines
 from llm_claims_harness.results import Document, InputError, read
@@ -75,6 +77,8 @@ class Diff:
     unchanged: int
     within: int
     regrouped: list[tuple[Row, Row]] = dataclasses.field(default_factory=list)
+    drifts: list[Drift] = dataclasses.field(default_factory=list)
+    inputs: list[InputChange] = dataclasses.field(default_factory=list)
 
     @property
     def breaks(self) -> bool:
@@ -116,7 +120,7 @@ def compare(base: Document, new: Document) -> Diff:
     (``gone``: the base's)."""
     old_rows = {r.id: r for r in base.rows}
     new_ids = {r.id for r in new.rows}
-    flips, shifted, added = [], [], []
+    flips, shifted, added, kept = [], [], [], []
     unchanged = within = 0
     for r in new.rows:
         o = old_rows.get(r.id)
@@ -131,10 +135,12 @@ def compare(base: Document, new: Document) -> Diff:
             else:
                 unchanged += 1
                 within += o.measured != r.measured
+                kept.append((o, r))
     gone = [o for rid, o in old_rows.items() if rid not in new_ids]
     regrouped = [(old_rows[r.id], r) for r in new.rows
                  if r.id in old_rows and _group(old_rows[r.id]) != _group(r)]
-    return Diff(flips, shifted, added, gone, unchanged, within, regrouped)
+    both = [(old_rows[r.id], r) for r in new.rows if r.id in old_rows]
+    return Diff(flips, shifted, added, gone, unchanged, within, regrouped, drifts(kept), input_changes(both))
 
 
 def _group(row: Row) -> str:
@@ -185,7 +191,7 @@ def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Doc
         lines += ["> ⚠ **The two runs' environments differ**, so a value may have moved with the environment, not "
                   "with the change: " + "; ".join(_cell(d) for d in differences) + ".", ""]
     within = f" ({diff.within} of them moved within their scale)" if diff.within else ""
-    if not (diff.flips or diff.moved or diff.added or diff.gone or diff.regrouped):
+    if not (diff.flips or diff.moved or diff.added or diff.gone or diff.regrouped or diff.inputs):
         lines.append(f"**No change**: all {diff.unchanged} rows keep their verdicts and their values stay within "
                      f"their scale{within}.")
     else:
@@ -210,6 +216,15 @@ def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Doc
     if diff.regrouped:
         lines += ["", "### Rows that moved post or kind", "", "| id | was | now | verdict |", "|---|---|---|---|"]
         lines += [f"| `{n.id}` | {_group(o)} | **{_group(n)}** | {o.verdict} → {n.verdict} |" for o, n in diff.regrouped]
+    if diff.inputs:
+        lines += ["", "### Inputs that changed", ""]
+        lines += [f"- `{_cell(c.name)}`: `{c.old[:23]}…` → `{c.new[:23]}…`, read by {len(c.rows)} rows: "
+                  + ", ".join(f"`{rid}`" for rid in c.rows[:12]) + (" …" if len(c.rows) > 12 else "")
+                  for c in diff.inputs]
+    if diff.drifts:
+        lines += ["", "### Values moved within their scale (largest first)", "", "| id | verdict | change |",
+                  "|---|---|---|"]
+        lines += [f"| `{d.new.id}` | {d.new.verdict} | {_cell(d.change)} |" for d in diff.drifts]
     lines += ["", f"<sub>{RULE}</sub>", ""]
     return "\n".join(lines)
 

@@ -79,13 +79,35 @@ def test_identical_reports_show_no_change(committed, capsys):
     assert "###" not in out
 
 
-def test_a_move_within_the_noise_is_only_counted(tmp_path, committed, capsys):
+def test_a_move_within_the_noise_is_listed_apart_largest_first(tmp_path, committed, capsys):
+    """A value that moved within its scale is no flip or move, but is named, with how far on its scale (issue 42:
+    ``ns.wallclock_speedup`` moving −61 % went unmentioned)."""
     new = copy.deepcopy(committed)
-    row = first(new, noisy)
-    row["measured"] += 2 * row["noise_sd"]  # < 3 × √2 SD: the difference of two equally noisy values
+    noisy_rows = [r for r in new["claims"] if noisy(r)]
+    small, large = noisy_rows[0], noisy_rows[1]
+    small["measured"] += 0.5 * small["noise_sd"]
+    large["measured"] += 2 * large["noise_sd"]  # < 3 × √2 SD: the difference of two equally noisy values
     _, out, _ = run(capsys, str(COMMITTED), str(write(tmp_path / "new.json", new)))
-    assert "**No change**" in out and "(1 of them moved within their scale)" in out
-    assert row["id"] not in out
+    assert "**No change**" in out and "(2 of them moved within their scale)" in out
+    listed = out.split("### Values moved within their scale (largest first)")[1]
+    assert listed.index(f"`{large['id']}`") < listed.index(f"`{small['id']}`")
+    assert "+1.4 SD(Δ)" in listed and "+0.4 SD(Δ)" in listed  # 2/√2 and 0.5/√2
+
+
+def test_a_changed_input_is_named_with_the_rows_that_read_it(tmp_path, committed, capsys):
+    """An evaluation file with one score changed names a new sha256 in the rows that read it: the comparison says so,
+    never "No change" (issue 42)."""
+    new = copy.deepcopy(committed)
+    readers = [r for r in new["claims"] if "WS353_korean.csv" in (r.get("inputs") or {})]
+    assert readers
+    old_digest = readers[0]["inputs"]["WS353_korean.csv"]
+    for r in readers:
+        r["inputs"]["WS353_korean.csv"] = "sha256:" + "0" * 64
+    code, out, _ = run(capsys, str(COMMITTED), str(write(tmp_path / "new.json", new)))
+    assert code == 0 and "No change" not in out
+    section = out.split("### Inputs that changed")[1].split("###")[0]
+    assert f"`WS353_korean.csv`: `{old_digest[:23]}…` → `sha256:0000000000000000…`" in section
+    assert f"read by {len(readers)} rows" in section and all(f"`{r['id']}`" in section for r in readers[:12])
 
 
 def test_added_and_gone_rows(tmp_path, committed, capsys):
