@@ -155,10 +155,11 @@ def _table(rows: list[Row], anchors: dict[str, str], labels: dict[str, str], quo
                                                      f"(#{anchors[r.topic]})" + (f" {case}" if case else ""))
         shown = "" if above and here == where(above) else here
         label = quotes.label(r)
-        quoted = bool(label and r.quote is not None and not (above and quotes.label(above) == label))
+        quote_text = r.quote.text if r.quote is not None and label else ""
+        quoted = bool(quote_text and not (above and quotes.label(above) == label))
         figures = "" if above is not None and same and r.figures == above.figures else _figures(r)
         for value, quote in SHORTER:
-            sentence = f"[{label}](#{label.lower()}) “{inline(shorten(r.quote.text, quote))}”" if quoted else ""
+            sentence = f"[{label}](#{label.lower()}) “{inline(shorten(quote_text, quote))}”" if quoted else ""
             measured = measured_cell(r, value) + (f" {figures}" if figures else "")
             post = ("" if same and above is not None and post_cell(r) == post_cell(above)
                     else post_cell(r, value))
