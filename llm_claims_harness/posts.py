@@ -9,14 +9,37 @@ The suite owns its registry and hands it to the harness by implementing the ``py
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import sys
 from collections.abc import Sequence
+from typing import Any
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
 
 class PostRegistryError(ValueError):
     """The posts a suite registered are malformed, or a claim names a post or section that is not registered."""
+
+
+def defined_at(obj: Any) -> str:
+    """Where ``obj`` is defined, for an error's fix: ``NAME in FILE:LINE`` for the module global bound to it whose
+    module assigns it (``POSTS in claims/posts.py:53``, not a module that imports it); ``""`` when none does. The
+    file is relative to the working directory when under it."""
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        for name, value in list(getattr(module, "__dict__", {}).items()):
+            if value is not obj or name.startswith("_") or not file or not str(file).endswith(".py"):
+                continue
+            try:
+                with open(file, encoding="utf-8") as fh:
+                    line = next((n for n, text in enumerate(fh, 1) if re.match(rf"{re.escape(name)}\s*[:=]", text)), 0)
+            except OSError:
+                continue
+            if line:
+                where = os.path.relpath(file) if not os.path.relpath(file).startswith("..") else file
+                return f"{name} in {where}:{line}"
+    return ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +83,10 @@ class Post:
         for i, s in enumerate(self.sections):
             if s.id == section_id:
                 return i, s
-        raise PostRegistryError(f"post {self.id!r} has no section {section_id!r}; its sections: "
+        where = defined_at(self)
+        fix = (f"; to add it: Section({section_id!r}, '<the post's heading>', '<short label>') in the sections of "
+               f"{where}" if where else "")
+        raise PostRegistryError(f"post {self.id!r} has no section {section_id!r}{fix}; its sections: "
                                 f"{', '.join(s.id for s in self.sections)}")
 
 
@@ -86,6 +112,7 @@ class Registry:
     """The registered posts, in the order the report shows them."""
 
     posts: tuple[Post, ...] = ()
+    given: Any = dataclasses.field(default=None, compare=False, repr=False)  # what the hook returned: its definition
 
     @classmethod
     def of(cls, posts: Sequence[Post] | None) -> Registry:
@@ -113,7 +140,7 @@ class Registry:
                                         "rows of no registered post)")
             seen.add(post.id)
             _check_sections(post)
-        return cls(tuple(posts))
+        return cls(tuple(posts), posts)
 
     def post(self, post_id: str) -> tuple[int, Post]:
         """The index and :class:`Post` of ``post_id``.
@@ -125,7 +152,10 @@ class Registry:
             if p.id == post_id:
                 return i, p
         known = ", ".join(p.id for p in self.posts) or "none (implement the pytest_claims_posts hook)"
-        raise PostRegistryError(f"post {post_id!r} is not registered; registered posts: {known}")
+        where = defined_at(self.given) if self.posts else ""
+        fix = (f"; to register it, add Post(id={post_id!r}, title='<the post's title>', sections=(Section('<id>', "
+               f"'<heading>', '<short label>'),)) to {where}" if where else "")
+        raise PostRegistryError(f"post {post_id!r} is not registered; registered posts: {known}{fix}")
 
     def place(self, post_id: str | None, section_id: str | None) -> tuple[int, int]:
         """``(post index, section index)`` for ordering; a row without a post (or one no longer registered, in

@@ -33,6 +33,41 @@ def test_where(verify):
     result.stderr.fnmatch_lines([f"*test_where.py::test_where: ClaimDeclarationError: claim 'toy.where': {message}*"])
 
 
+NAMED_POSTS = '''
+from llm_claims_harness.posts import Post, Section
+
+POST_T = Post("T", "A toy post", (Section("s", "the toy section"),))
+
+POSTS = [POST_T]
+
+
+def pytest_claims_posts(config):
+    return POSTS
+'''
+
+
+@pytest.mark.parametrize(("where", "message"), [
+    ('post="Z", section="s"', "post 'Z' is not registered; registered posts: T; to register it, add Post(id='Z', "
+                              "title='<the post's title>', sections=(Section('<id>', '<heading>', '<short label>'),)) "
+                              "to POSTS in conftest.py:5"),
+    ('post="T", section="x"', "post 'T' has no section 'x'; to add it: Section('x', '<the post's heading>', "
+                              "'<short label>') in the sections of POST_T in conftest.py:3; its sections: s"),
+])
+def test_the_error_names_the_file_and_line_to_edit(pytester: pytest.Pytester, where: str, message: str) -> None:
+    """A new post or section missing from the registry: the error names the definition to add it to (issue 42)."""
+    pytester.makeconftest(NAMED_POSTS)
+    pytester.makepyfile(test_where=f'''
+from llm_claims_harness.declare import claim, exact
+@claim(id="toy.where", source="test", kind="beyond", expect_source="arithmetic", statement="s", {where},
+       tolerance=exact(reason="x"), reference="r")
+def test_where(verify):
+    verify(1, reference=1)
+''')
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*claim 'toy.where': {message}"])
+
+
 @pytest.mark.parametrize("posts, message", [
     ([Post("A", "a", ())], "sections must be a non-empty tuple"),
     ([Post("A", "a", (Section("s", "x"),)), Post("A", "b", (Section("s", "x"),))], "'A' is registered twice"),
