@@ -25,6 +25,39 @@ def readme_example() -> str:
     return match.group(1)
 
 
+def post_example() -> tuple[str, str]:
+    """The two Python blocks of the docs' "Adding a post" section: what to append to claims/posts.py, the claim."""
+    text = (ROOT / "docs" / "adding-a-claim.md").read_text(encoding="utf-8")
+    section = text.split("## Adding a post", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 2, "docs/adding-a-claim.md's 'Adding a post' section: a registry block and a claim block"
+    return blocks[0], blocks[1]
+
+
+def test_the_docs_post_example_runs_as_written(pytester: pytest.Pytester) -> None:
+    """The docs' new post (issue 42): its registry lines appended to the suite's claims/posts.py, its claim file
+    beside it; the row lands on the new post's page with the post's value and unit, and the index names the post."""
+    registry, claim_file = post_example()
+    (pytester.path / "claims").mkdir()
+    posts = (ROOT / "claims" / "posts.py").read_text(encoding="utf-8")
+    (pytester.path / "claims" / "posts.py").write_text(posts + "\n\n" + registry, encoding="utf-8")
+    (pytester.path / "claims" / "test_rope_example.py").write_text(claim_file, encoding="utf-8")
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    path = [str(pytester.path), str(ROOT), os.environ.get("PYTHONPATH")]  # this claims/posts.py before the checkout's
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, path))}
+    pytester._monkeypatch.setattr(os, "environ", env)
+    result = child_pytest.runpytest(pytester, "-p", "no:cacheprovider", "claims/test_rope_example.py")
+    result.assert_outcomes(passed=1)
+    report = pytester.path / LOCAL_REPORT
+    rows = {r["id"]: r for r in json.loads((report / "results.json").read_text())["claims"]}
+    row = rows["rope.norm_preserved"]
+    assert (row["post"], row["kind"], row["verdict"]) == ("C", "post", "holds")
+    page = (report / "CLAIMS-C.md").read_text(encoding="utf-8")
+    line = next(line for line in page.splitlines() if "r-rope-norm-preserved" in line and line.startswith("| "))
+    assert line.startswith("| ✅ confirmed |") and line.count("× (norm after / before)") == 2, line  # ours and the post's
+    assert 'Post C: "RoPE in one page"' in (report / "CLAIMS.md").read_text(encoding="utf-8")
+
+
 def test_readme_claim_runs_as_written(pytester: pytest.Pytester) -> None:
     pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))  # the suite's own conftest
     (pytester.path / "claims").mkdir()
@@ -38,4 +71,4 @@ def test_readme_claim_runs_as_written(pytester: pytest.Pytester) -> None:
     assert {r["verdict"] for r in rows.values()} == {"holds"}
     assert rows["pe.sin.row_norm[d512]"]["measured"] == pytest.approx(16.0, rel=1e-5)
     assert rows["pe.sin.row_norm[d6]"]["post"] == "B"
-    assert "pe.sin.row_norm[d6]" in (pytester.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")
+    assert '<a id="r-pe-sin-row-norm-d6"></a>' in (pytester.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")
