@@ -119,10 +119,10 @@ def test_another_post_is_verified_with_no_harness_edit(harness_only, post_c) -> 
     assert "[page](CLAIMS-C.md)" in index and "**2 rows**" in index
     assert "- the posts' claims: 1 confirmed · 1 refuted" in index
     page = (reports / "CLAIMS-C.md").read_text(encoding="utf-8")
-    table = [line for line in page.splitlines() if line.startswith("| [c.")]
-    assert [line.split("]")[0].removeprefix("| [") for line in table] == [
-        "c.uniform_first_token", "c.softmax_sums_to_one"]  # the post's section order, not the declaration order
-    assert [line.split(" | ")[1] for line in table] == ["intro", "softmax"]
+    table = [line for line in page.splitlines() if line.startswith("| ") and '<a id="r-c-' in line]
+    assert [re.search(r'<a id="(r-[^"]+)"', line).group(1) for line in table] == [
+        "r-c-uniform-first-token", "r-c-softmax-sums-to-one"]  # the post's section order, not the declaration order
+    assert [line.split(" | ")[2] for line in table] == ["intro", "softmax"]
     data = json.loads((reports / "results.json").read_text(encoding="utf-8"))
     assert data["runs"][data["latest_run"]]["suite"] == {"calculator": "math"}
     assert not any(word in text.lower() for text in (index, page, json.dumps(data)) for word in ("torch", "dgx"))
