@@ -63,10 +63,11 @@ def _counts(rows: list[Row]) -> list[str]:
 def _after(title: str, rows: list[Row], lines: list[str], stopped: Stopped, whole: list[str] | None) -> list[str]:
     """The page's summary below its table: the whole page's counts (a part), the inconclusive rows, whether each
     verdict is the expected one, the sections and the runs."""
-    undecided = inconclusive(rows)
+    undecided, here = inconclusive(rows), " in this part" if whole else ""
     return [f"## {title}", "", *(whole or []),
-            *(wrap(f"Inconclusive: {', '.join(undecided)}") + [""] if undecided else []),
-            *wrap(expectation_line(rows)), "", *lines, *_run_lines(rows, stopped)]
+            *(wrap(f"Inconclusive{here}: {', '.join(undecided)}") + [""] if undecided else []),
+            *wrap(expectation_line(rows).replace("Expectations:", f"Expectations{here}:", 1)), "", *lines,
+            *_run_lines(rows, stopped)]
 
 
 def _whole(rows: list[Row], links: str) -> list[str]:

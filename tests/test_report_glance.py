@@ -224,7 +224,7 @@ def test_a_part_says_the_whole_pages_counts() -> None:
     for key in split:
         parts = [name for name in texts if name.split(".")[0] == key]
         whole = f"The whole page ({' · '.join(f'[part {k}]({name})' for k, name in enumerate(parts, 1))}):"
-        heads = [re.split(r"\n(?:Inconclusive|Expectations): ", texts[name].split(whole)[1])[0] for name in parts]
+        heads = [re.split(r"\n(?:Inconclusive|Expectations) in this part: ", texts[name].split(whole)[1])[0] for name in parts]
         assert all(head == heads[0] for head in heads), key
         n = sum(len(table(texts[name])) for name in parts)
         assert heads[0].lstrip().startswith(f"**{n} rows**"), key
