@@ -81,8 +81,8 @@ def test_the_committed_costs_name_every_build_task_of_the_suite() -> None:
     assert plan_line(list(costs), costs, 2).startswith(f"{len(costs)} build tasks for this run")
 
 
-def test_tests_without_a_trained_model_run_first(pytester: pytest.Pytester) -> None:
-    """The suite's ordering hook: a test that uses a lab's fixture runs after every test that uses none."""
+def test_claims_without_a_trained_model_run_first(pytester: pytest.Pytester) -> None:
+    """The suite's ordering hook: the claims that use no lab, then the tests that use one, then the rest."""
     from fixtures import trained
 
     pytester.makeconftest("""
@@ -92,11 +92,16 @@ def word2vec():
     return None
 """)
     pytester.makepyfile(test_order="""
+import pytest
 def test_trained_a(word2vec): pass
 def test_plain_b(): pass
-def test_trained_c(word2vec): pass
-def test_plain_d(): pass
+@pytest.mark.claim
+def test_claim_c(): pass
+def test_trained_d(word2vec): pass
+@pytest.mark.claim
+def test_claim_e(): pass
 """)
     items, _ = pytester.inline_genitems()
     trained.pytest_collection_modifyitems(items)
-    assert [item.name for item in items] == ["test_plain_b", "test_plain_d", "test_trained_a", "test_trained_c"]
+    assert [item.name for item in items] == ["test_claim_c", "test_claim_e", "test_trained_a", "test_trained_d",
+                                             "test_plain_b"]
