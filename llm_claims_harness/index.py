@@ -41,19 +41,22 @@ def expectation_line(rows: list[Row], show: Callable[[str], str] = str) -> str:
     refuted matches its expectation."""
     unexpected = ", ".join(show(r.id) for r in rows if r.as_expected is False)
     missed = ", ".join(show(r.id) for r in missed_predictions(rows))
+    n_missed = len(missed_predictions(rows))
     said = [f"**not the verdict declared before this run: {unexpected}**" if unexpected else
             "every decided verdict matches " + ("its declared expectation" if missed
                                                  else "the expectation registered before measuring")]
     if missed:
-        said.append(f"**against the expectation registered before measuring** (revised after, {REVISED}: predictions "
-                    f"that failed): {missed}")
+        said.append(f"**{n_missed} {'prediction' if n_missed == 1 else 'predictions'} registered before measuring "
+                    f"failed** and {'its expectation was' if n_missed == 1 else 'their expectations were'} revised "
+                    f"after ({REVISED}): {missed}")
     return "Expectations: " + "; ".join(said) + "."
 
 
 def named_line(r: Row, page: str) -> str:
     """One refuted, inconclusive or failed row, by name: its mark, its id linking to its line on ``page``, its
     statement on one line, the post's value and ours with units."""
-    undecided = f" {r.margin_sigma:+.1f} SD" if r.verdict == "inconclusive" and isinstance(r.margin_sigma, (int, float)) else ""
+    undecided = (f" {r.margin_sigma:+.1f} SD from {r.tolerance.describe()}"
+                 if r.verdict == "inconclusive" and isinstance(r.margin_sigma, (int, float)) else "")
     return (f"- {MARK[r.verdict]}{undecided}{' ' + REVISED if r.revision else ''} "
             f"[{r.id}]({page}#{row_anchor(r.id)}): {cell(shorten(r.statement, STATEMENT))} — post: {post_cell(r)} · "
             f"ours: {measured_cell(r)}")

@@ -53,8 +53,8 @@ COLUMNS = ("verdict", "claim", "§", "the post says", "measured", "sentence")
 # What each mark means, said above the table in words a first-time reader gets (only the marks the table shows).
 MARKS = {"✅": "✅ holds (a post's claim: confirmed)",
          "❌": "❌ refuted",
-         "❔": f"❔ inconclusive: a bound within {DECISION_SIGMAS:g} noise SDs of the value (how many: +n SD), or inside "
-               "a share's interval",
+         "❔": f"❔ inconclusive: the value within {DECISION_SIGMAS:g} noise SDs of its bound (+n SD from > b: n noise "
+               "SDs from the bound b, + on the side where the claim holds), or the bound inside the value's interval",
          "⏭": "⏭ skipped: S1, S2, … below the table say why and the command that runs it",
          "💥": "💥 error: the reason is in the row's details",
          AS_DESIGNED: f"{AS_DESIGNED} a control that behaves as its design expects (holds or refuted; a check of the "
@@ -93,8 +93,11 @@ def _with_unit(value: str, unit: str, limit: int) -> str:
 
 
 def post_cell(r: Row, limit: int = VALUE) -> str:
-    """The post's value with its unit (the value cut at ``limit`` characters, the unit whole); ``—`` for none."""
-    return "—" if r.post_value is None else _with_unit(show(r.post_value), r.unit, limit)
+    """The post's value with its unit (the value cut at ``limit`` characters, the unit whole); the post's words as
+    they are (a unit is a number's); ``—`` for none."""
+    if r.post_value is None:
+        return "—"
+    return _with_unit(show(r.post_value), "" if isinstance(r.post_value, str) else r.unit, limit)
 
 
 def measured_cell(r: Row, limit: int = VALUE) -> str:
@@ -122,7 +125,7 @@ def verdict_cell(r: Row, labels: dict[str, str]) -> str:
         said = r.verdict if r.kind == "control" else words(r.kind, r.verdict, r.as_expected)
         text = f"{MARK.get(r.verdict, '')} {said}".strip()
     if r.verdict == "inconclusive" and isinstance(r.margin_sigma, (int, float)):
-        text += f" {r.margin_sigma:+.1f} SD"
+        text += f" {r.margin_sigma:+.1f} SD from {r.tolerance.describe()}"
     if r.as_expected is False:
         text += f" ⚠ {'not as designed: designed to be' if r.kind == 'control' else 'expected'} {r.expected_verdict}"
     if r.revision:

@@ -53,7 +53,8 @@ def _shown(value: Any, digits: int) -> str:
         return str(value)
     if isinstance(value, float):
         if value == 0 or 1e-3 <= abs(value) < 1e6:
-            return f"{value:.{digits}g}"
+            text = f"{value:.{digits}g}"
+            return f"{value:.0f}" if "e" in text else text  # 100 at 2 digits is 100, not 1e+02
         return f"{value:.2e}"
     if isinstance(value, (list, tuple)):
         flat = flatten(value)

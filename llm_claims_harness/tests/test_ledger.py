@@ -45,8 +45,8 @@ def test_pinned(verify):
     text = (pytester.path / LOCAL_REPORT / "CLAIMS.md").read_text(encoding="utf-8")
     assert "✎ 2 expectations set after an earlier measurement (findings of the suite" in text
     # the headline says which decided verdict is not the prediction registered before measuring, not only the ✎ list
-    assert ("every decided verdict matches its declared expectation; **against the expectation registered before "
-            "measuring** (revised after, ✎: predictions that failed): [toy.revised](") in text
+    assert ("every decided verdict matches its declared expectation; **1 prediction registered before measuring "
+            "failed** and its expectation was revised after (✎): [toy.revised](") in text
     result.stdout.fnmatch_lines(["✎ rows whose expectation was set after an earlier measurement*not changes made by "
                                  "this run): toy.pinned (regression check: holds), toy.revised (registered holds, "
                                  "revised to refuted)"])
