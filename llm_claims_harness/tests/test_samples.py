@@ -94,7 +94,9 @@ def test_two_runs_of_the_same_selection_write_the_same_bytes(suite: pytest.Pytes
     """A diff of samples.jsonl shows changed scores only: no run id per line, no order of finishing (issue 42)."""
     suite.runpytest("-p", "no:randomly").assert_outcomes(passed=3)
     first = (suite.path / LOCAL_REPORT / "samples.jsonl").read_bytes()
-    suite.runpytest("-p", "xdist", "-n", "2").assert_outcomes(passed=3)  # another order of finishing
+    suite.makepyfile(reversed_order="def pytest_collection_modifyitems(items):\n    items.reverse()\n")
+    suite.syspathinsert()
+    suite.runpytest("-p", "no:randomly", "-p", "reversed_order").assert_outcomes(passed=3)  # another order
     assert (suite.path / LOCAL_REPORT / "samples.jsonl").read_bytes() == first
     assert len(set(_runs(suite).values())) == 1  # the second run measured every row again
 
