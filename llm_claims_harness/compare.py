@@ -50,6 +50,7 @@ from llm_claims_harness.declare import DECISION_SIGMAS, flatten
 from llm_claims_harness.report import inconclusive, show, summary_lines
 from llm_claims_harness.results import Document, InputError, read
 from llm_claims_harness.row import Row
+from llm_claims_harness.text import plural
 
 RULE = (f"Moved beyond its scale: with noise, |Δ| > {DECISION_SIGMAS:g} × √(sd_old² + sd_new²); otherwise "
         "|Δ| > half the old value's distance to its tolerance's nearest bound (any change for a value on its "
@@ -218,7 +219,7 @@ def markdown(diff: Diff, base_name: str, base: Document, new_name: str, new: Doc
         lines += [f"| `{n.id}` | {_group(o)} | **{_group(n)}** | {o.verdict} → {n.verdict} |" for o, n in diff.regrouped]
     if diff.inputs:
         lines += ["", "### Inputs that changed", ""]
-        lines += [f"- `{_cell(c.name)}`: `{c.old[:23]}…` → `{c.new[:23]}…`, read by {len(c.rows)} rows: "
+        lines += [f"- `{_cell(c.name)}`: `{c.old[:23]}…` → `{c.new[:23]}…`, read by {plural(len(c.rows), 'row')}: "
                   + ", ".join(f"`{rid}`" for rid in c.rows[:12]) + (" …" if len(c.rows) > 12 else "")
                   for c in diff.inputs]
     if diff.drifts:
