@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from llm_claims_harness.legend import Legend
+from llm_claims_harness.provenance import unregistered
 from llm_claims_harness.report import kind_counts
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import cut, wrap
@@ -56,6 +57,9 @@ def _claim(claim_id: str, rs: list[Row], dev: Legend, notes: Legend, shared: set
         for r in rs:
             lines += wrap(f"`{r.case}` {cut(r.statement, cap['case'])}", "  - ")
     for r in rs:
+        if unregistered(r.inputs or {}):
+            lines += wrap(f"`{r.id}` ⚑ read another copy than the registered one of: "
+                          + ", ".join(unregistered(r.inputs)), "  - ")
         if r.reason and r.verdict == "error":
             lines += wrap(f"`{r.id}` error: {cut(r.reason, 1000)}", "  - ")  # a fault line whole, with its fix
     return lines

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from llm_claims_harness.declare import DECISION_SIGMAS
 from llm_claims_harness.details import topic_lines
 from llm_claims_harness.legend import skip_legend
+from llm_claims_harness.provenance import unregistered
 from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REVISED, SENTENCE_RULE, sentence_verdict,
                                        show, words)
 from llm_claims_harness.row import Quote, Row
@@ -62,6 +63,7 @@ MARKS = {"✅": "✅ holds (a post's claim: confirmed)",
          "⚠": "⚠ the verdict is not the one declared before this run",
          REVISED: f"{REVISED} the expected verdict was set after an earlier measurement (a finding or a regression "
                   "check, not a prediction that held): this run did not change it",
+         "⚑": "⚑ the row read another copy of an input than the registered one (its details name it)",
          "↳": "↳ another case of the claim above (a blank cell: as above)",
          "*literal reading": "*literal reading, not counted*: the sentence read word for word, beside the post's own "
                              "claim; never counted against the post",
@@ -132,6 +134,8 @@ def verdict_cell(r: Row, labels: dict[str, str]) -> str:
         text += f" {REVISED}"
     if r.id in labels:
         text += f" {labels[r.id]}"
+    if unregistered(r.inputs or {}):
+        text += " ⚑"
     return text + (f" · *{KINDS[r.kind]}*" if KINDS.get(r.kind) else "")
 
 

@@ -23,15 +23,20 @@ from collections.abc import Mapping
 
 import pytest
 
+UNREGISTERED = "(not the registered file)"  # after an input's name: the row read another copy than the registered one
 _DIGEST = re.compile(r"^(sha256:[0-9a-f]{64}|fingerprint:[0-9a-f]{16,64})$")
 _RECORDED = pytest.StashKey[dict[str, dict[str, str]]]()  # fixture name -> {input name: digest}
 _REQUEST = pytest.StashKey[pytest.FixtureRequest]()  # the item's request, which knows every fixture it set up
 _BEFORE_CALL = pytest.StashKey[frozenset[str]]()  # the request's fixture names when the test's body started
 
 
-def record_inputs(request: pytest.FixtureRequest, digests: Mapping[str, str]) -> None:
+def record_inputs(request: pytest.FixtureRequest, digests: Mapping[str, str],
+                  registered: Mapping[str, str] | None = None) -> None:
     """Name the inputs the requesting fixture provides: ``{name: digest}``, a digest being ``sha256:<64 hex>`` (a
     file's bytes: :func:`sha256_of`) or ``fingerprint:<hex>`` (the hash of everything trained weights depend on).
+    ``registered``: the digest the suite registered for an input (a data set's published sha256); an input whose
+    digest is another is recorded as ``"<name> (not the registered file)"`` (:data:`UNREGISTERED`), which its rows'
+    page marks.
 
     Raises:
         ValueError: a name that is not text, or a digest of neither form.
@@ -41,7 +46,14 @@ def record_inputs(request: pytest.FixtureRequest, digests: Mapping[str, str]) ->
     if bad:
         raise ValueError(f"fixture {request.fixturename!r}: inputs are {{name: 'sha256:<64 hex>' or "
                          f"'fingerprint:<hex>'}}, got {bad!r}")
-    request.config.stash.setdefault(_RECORDED, {}).setdefault(str(request.fixturename), {}).update(digests)
+    named = {(f"{name} {UNREGISTERED}" if registered and registered.get(name, digest) != digest else name): digest
+             for name, digest in digests.items()}
+    request.config.stash.setdefault(_RECORDED, {}).setdefault(str(request.fixturename), {}).update(named)
+
+
+def unregistered(inputs: Mapping[str, str]) -> list[str]:
+    """The names of the inputs a row read in another copy than the registered one (:func:`record_inputs`)."""
+    return [name.removesuffix(f" {UNREGISTERED}") for name in inputs if name.endswith(f" {UNREGISTERED}")]
 
 
 def track(request: pytest.FixtureRequest) -> None:

@@ -57,3 +57,32 @@ def test_a_changed_evaluation_file_is_named_with_the_rows_that_read_it(pytester:
     assert "toy.reads_nothing" not in inputs
     moved = out.split("### Values moved within their scale (largest first)")[1]
     assert "`toy.mean_score` | holds | 8 → 8.167 (+2%)" in moved
+
+
+@pytest.mark.parametrize("registered", ["the same file", "another file"])
+def test_a_row_that_read_another_copy_than_the_registered_one_says_so_on_its_page(pytester: pytest.Pytester,
+                                                                                 registered: str) -> None:
+    """``record_inputs(..., registered=)``: an input whose digest is not the registered one is named so in the row's
+    inputs, marked ⚑ in its verdict (the mark explained above the table) and named in its details (issue 42)."""
+    import hashlib
+    import json
+
+    scores = pytester.path / "scores.csv"
+    scores.write_text("a,7.0\nb,8.0\nc,9.0\n")
+    digest = "sha256:" + hashlib.sha256(scores.read_bytes()).hexdigest()
+    expected = digest if registered == "the same file" else "sha256:" + "0" * 64
+    pytester.makeconftest(CONFTEST + FIXTURE.replace('{"scores.csv": sha256_of(path)}',
+                                                     f'{{"scores.csv": sha256_of(path)}}, registered={{"scores.csv": "{expected}"}}'))
+    pytester.makepyfile(test_scores=CLAIM)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    rows = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
+    page = (pytester.path / LOCAL_REPORT / "CLAIMS-beyond.md").read_text(encoding="utf-8")
+    line = next(line for line in page.splitlines() if 'id="r-toy-mean-score"' in line)
+    if registered == "the same file":
+        assert list(rows["toy.mean_score"]["inputs"]) == ["scores.csv"] and "⚑" not in page
+    else:
+        assert list(rows["toy.mean_score"]["inputs"]) == ["scores.csv (not the registered file)"]
+        assert line.startswith("| ✅ holds ⚑ ")
+        assert "⚑ the row read another copy of an input than the registered one" in page
+        assert "`toy.mean_score` ⚑ read another copy than the registered one of: scores.csv" in page
+        assert "⚑" not in next(line for line in page.splitlines() if 'id="r-toy-reads-nothing"' in line)
