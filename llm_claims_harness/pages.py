@@ -86,9 +86,9 @@ def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdo
     """The page of ``rows`` (``CLAIMS-<key>.md``), split into parts when they do not fit ``budget``; each part says
     the counts of the whole page below its table; rows of the ``stopped`` runs are marked as from an interrupted
     run."""
-    def render(part: list[Row], parts: str, whole: list[str] | None, room: int) -> str | None:
+    def render(part: list[Row], parts: str, whole: list[str] | None, room: int, heading: str = title) -> str | None:
         about = "About this part" if whole else "About this page"
-        return markdown.page(_head(title, part, parts), part, where, room, _after(about, part, lines, stopped, whole))
+        return markdown.page(_head(heading, part, parts), part, where, room, _after(about, part, lines, stopped, whole))
 
     def fits(part: list[Row]) -> bool:
         whole = _whole(rows, "") if len(part) < len(rows) else None  # its parts' links: within _PART_HEAD
@@ -112,8 +112,7 @@ def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdo
     out: Book = {}
     for k, (file, part) in enumerate(zip(files, parts), 1):
         suffix = f" (part {k} of {len(parts)})" if len(parts) > 1 else ""
-        text = markdown.page(_head(title + suffix, part, links), part, where, budget,
-                             _after("About this part" if whole else "About this page", part, lines, stopped, whole))
+        text = render(part, links, whole, budget, title + suffix)
         if text is None:
             raise ReportBudgetError(f"{file}: over {budget} bytes")
         out[file] = text, part

@@ -14,13 +14,9 @@ from llm_claims_harness.posts import Post, PostRegistryError, Registry, Section
 
 
 
-@pytest.mark.parametrize(("where", "message"), [
-    ('post="Z", section="s"', "post 'Z' is not registered; registered posts: T"),
-    ('post="T", section="x"', "post 'T' has no section 'x'; its sections: s, t"),
-])
-def test_unregistered_post_or_section_is_a_declaration_error(pytester: pytest.Pytester, where: str,
-                                                             message: str) -> None:
-    pytester.makeconftest(CONFTEST)
+def _declared_where(pytester: pytest.Pytester, conftest: str, where: str) -> pytest.RunResult:
+    """A run of one claim declared at ``where`` (its post and section) under ``conftest``'s registry."""
+    pytester.makeconftest(conftest)
     pytester.makepyfile(test_where=f'''
 from llm_claims_harness.declare import claim, exact
 @claim(id="toy.where", source="test", kind="beyond", expect_source="arithmetic", statement="s", {where},
@@ -30,6 +26,16 @@ def test_where(verify):
 ''')
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
+    return result
+
+
+@pytest.mark.parametrize(("where", "message"), [
+    ('post="Z", section="s"', "post 'Z' is not registered; registered posts: T"),
+    ('post="T", section="x"', "post 'T' has no section 'x'; its sections: s, t"),
+])
+def test_unregistered_post_or_section_is_a_declaration_error(pytester: pytest.Pytester, where: str,
+                                                             message: str) -> None:
+    result = _declared_where(pytester, CONFTEST, where)
     result.stderr.fnmatch_lines([f"*test_where.py::test_where: ClaimDeclarationError: claim 'toy.where': {message}*"])
 
 
@@ -55,17 +61,7 @@ def pytest_claims_posts(config):
 ])
 def test_the_error_names_the_file_and_line_to_edit(pytester: pytest.Pytester, where: str, message: str) -> None:
     """A new post or section missing from the registry: the error names the definition to add it to (issue 42)."""
-    pytester.makeconftest(NAMED_POSTS)
-    pytester.makepyfile(test_where=f'''
-from llm_claims_harness.declare import claim, exact
-@claim(id="toy.where", source="test", kind="beyond", expect_source="arithmetic", statement="s", {where},
-       tolerance=exact(reason="x"), reference="r")
-def test_where(verify):
-    verify(1, reference=1)
-''')
-    result = pytester.runpytest()
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*claim 'toy.where': {message}"])
+    _declared_where(pytester, NAMED_POSTS, where).stderr.fnmatch_lines([f"*claim 'toy.where': {message}"])
 
 
 @pytest.mark.parametrize("posts, message", [
