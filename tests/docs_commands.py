@@ -38,6 +38,12 @@ class Command:
         return shlex.join([*self.env, *self.words])
 
 
+def python_blocks(path: Path, heading: str) -> list[str]:
+    """The Python code blocks of ``path``'s section ``## heading``, in order, as written there."""
+    section = path.read_text(encoding="utf-8").split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    return [body for lang, body in FENCE.findall(section) if lang == "python"]
+
+
 def _split(line: str, where: str) -> list[Command]:
     """The commands of one logical shell line (``&&`` and ``;`` chains split, a trailing ``&`` dropped)."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|>")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from docs_commands import python_blocks
 from harness_toy import LOCAL_REPORT
 from packaging.requirements import Requirement
 
@@ -40,9 +41,7 @@ def test_uniform_first_token(verify):
 
 def readme_repository() -> tuple[str, str]:
     """The harness README's "A post in two files": its conftest and its claims file, as written there."""
-    text = (ROOT / "llm_claims_harness" / "README.md").read_text(encoding="utf-8")
-    section = text.split("## A post in two files", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    blocks = python_blocks(ROOT / "llm_claims_harness" / "README.md", "A post in two files")
     assert len(blocks) == 2, "the harness README's 'A post in two files' has a conftest block and a claims block"
     return blocks[0], blocks[1]
 

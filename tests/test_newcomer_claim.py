@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import child_pytest
 import pytest
 
+from docs_commands import python_blocks
 from harness_toy import LOCAL_REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,18 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def readme_example() -> str:
     """The first Python block of the docs' "Adding a claim" section."""
-    text = (ROOT / "docs" / "adding-a-claim.md").read_text(encoding="utf-8")
-    section = text.split("## Adding a claim", 1)[1].split("\n## ", 1)[0]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "docs/adding-a-claim.md's 'Adding a claim' section has no Python example"
-    return match.group(1)
+    blocks = python_blocks(ROOT / "docs" / "adding-a-claim.md", "Adding a claim")
+    assert blocks, "docs/adding-a-claim.md's 'Adding a claim' section has no Python example"
+    return blocks[0]
 
 
 def post_example() -> tuple[str, str]:
     """The two Python blocks of the docs' "Adding a post" section: what to append to claims/posts.py, the claim."""
-    text = (ROOT / "docs" / "adding-a-claim.md").read_text(encoding="utf-8")
-    section = text.split("## Adding a post", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    blocks = python_blocks(ROOT / "docs" / "adding-a-claim.md", "Adding a post")
     assert len(blocks) == 2, "docs/adding-a-claim.md's 'Adding a post' section: a registry block and a claim block"
     return blocks[0], blocks[1]
 
