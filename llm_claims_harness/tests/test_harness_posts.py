@@ -15,7 +15,7 @@ from llm_claims_harness.posts import Post, PostRegistryError, Registry, Section
 
 
 def _declared_where(pytester: pytest.Pytester, conftest: str, where: str) -> pytest.RunResult:
-    """A run of one claim declared at ``where`` (its post and section) under ``conftest``'s registry."""
+    """A run of one claim declared with ``where`` (its post= and section=) under ``conftest``'s registry."""
     pytester.makeconftest(conftest)
     pytester.makepyfile(test_where=f'''
 from llm_claims_harness.declare import claim, exact
