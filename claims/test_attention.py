@@ -25,7 +25,7 @@ FLOAT64_NOISE = at_most(1e-9, reason="float64 rounding (~1e-15 per op) on O(10) 
               "output. Measured: max |attn(x[:, π]) − attn(x)[:, π]| (B=4, T=10, D=128, float64).",
     tolerance=FLOAT64_NOISE,
     cases={
-        "without_pe": Case(
+        "without_pe": Case(basis="construction", 
             statement="no positional encoding: the residual is rounding noise.", kind="post",
             quote=Quote("5편 실험 1에서 우리는 셀프어텐션이 순서를 완전히 잃어버린다는 것을 수치로 증명했고",
                         "in part 5, exp. 1, we proved numerically that self-attention loses order completely"),

@@ -96,7 +96,7 @@ def test_grad_accumulates(verify, case, generator, seed):
     expect_source="post B: 'concat하면 hidden size가 커지고 이후 모든 projection matrix의 크기도 바뀐다'; post A, "
                   "'더할 것인가, 이어붙일 것인가': concatenating makes every later layer costlier",
     cases={
-        "add_shape": Case(statement="tok_emb[ids] + pe[:T] with B=2, T=8, D=6 (post B) has shape [B, T, D].",
+        "add_shape": Case(basis="construction", statement="tok_emb[ids] + pe[:T] with B=2, T=8, D=6 (post B) has shape [B, T, D].",
                           post_value=[2, 8, 6], section="pytorch",
                           quote=Quote("x = token_embeddings + pe.unsqueeze(0) … print(x.shape) # torch.Size([2, 8, 6])",
                                       "post B's code adds the [T, D] table to [B, T, D] token embeddings and prints "
@@ -143,7 +143,7 @@ LENGTHS = [8, 16, 512]  # post B's seq_len=8, twice it, and BERT's 512
             expect_source="arithmetic: the input is [B, T, D] (post B prints its shapes so), and T is the length",
             quote=Quote("sequence 길이가 바뀌어도 입력 shape가 그대로 유지된다.",
                         "Even when the sequence length changes, the input shape stays as it is.")),
-        "add_width": Case(
+        "add_width": Case(basis="construction", 
             statement="the post's reading: adding keeps the input at the token embeddings' hidden size D, whatever "
                       "the length: the width of tok_emb[ids] + pe[:T] is D = 6 at T = 8, 16 and 512. In context "
                       "'shape' is the hidden size: the sentence follows 'hidden_size가 768이면 … 결과도 768차원이다' "

@@ -42,7 +42,7 @@ def bank_states(gpt2_model) -> tuple[torch.Tensor, list[int], list[int]]:
               f"{len(MONEY_BANK)} money-bank English sentences that settle the sense before ' bank' (GPT-2 is "
               "causal), with ' bank' at the same position in each, so that wpe is the same too.",
     cases={
-        "one_point": Case(
+        "one_point": Case(basis="construction", 
             statement="In every sentence ' bank' is the same token, and the embedding layer's output there (wte + "
                       "wpe) is one vector: [distinct token ids, max |Δ| between the vectors].",
             post_value=[1, 0.0],

@@ -109,6 +109,7 @@ def _verify_analogy(verify, emb, name: str, quantity: str) -> None:
 
 @claim(
     id="gpt2.wte_shape",
+    basis="computed",
     post="A", section="exp2",
     source=POST_A + " ('50,257 × 768')",
     statement="GPT-2's token-embedding table has 50,257 rows (its BPE vocabulary) of 768 dimensions. Decided "

@@ -40,6 +40,7 @@ def _runs(model: torch.nn.Module, seq_len: int) -> bool:
 
 @claim(
     id="model.bert.max_positions",
+    basis="computed",
     post="B", section="learned",
     source="Post B, '학습되는 position embedding과의 차이' ('512 토큰으로 제한')",
     statement="BERT's learned position table limits its input to 512 tokens.",
@@ -78,6 +79,7 @@ def test_bert_max_positions(verify, case):
 
 @claim(
     id="model.gpt2.learned_positions",
+    basis="computed",
     post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가' ('GPT-2가 학습형을 썼고')",
     statement="GPT-2 adds a learned position table (wpe), 1,024 rows.",
@@ -118,6 +120,7 @@ ROPE_QUOTE = Quote("Qwen, Llama 계열 모델을 만지다 보면 RoPE 관련 �
 
 @claim(
     id="model.rope_settings",
+    basis="computed",
     post="B", section="rope",
     source="Post B, '요즘 모델은 RoPE를 더 많이 쓴다' ('rope_theta, rope_scaling, context extension')",
     statement="Llama and Qwen configurations carry RoPE settings named rope_theta and rope_scaling.",
@@ -262,6 +265,7 @@ WIDTHS = {  # model family -> (its configuration class in transformers, the widt
 
 @claim(
     id="model.real_widths",
+    basis="computed",
     post="B", section="formula",
     source="Post B, '공식 읽기' (after the hidden-size-8 table)",
     statement="Real models use far larger widths such as 512, 768 and 4096: the hidden sizes of T5-small (the "

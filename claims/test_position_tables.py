@@ -45,7 +45,7 @@ POST_A_LTE, CLIP_K = 40, 16  # post A's exp. 3 length (its relative bias has 2·
                         "같이 업데이트한다",
                         "with a learned position embedding you make nn.Embedding(max_len, d_model) and the optimizer "
                         "updates its weight too")),
-        "learned_past_max_len_raises": Case(
+        "learned_past_max_len_raises": Case(basis="computed", 
             statement="a learned table has no row past its length, in the posts' own constructions: post A's "
                       "40-row table (nn.Parameter [40, 128], used as pos[:L]) yields only 40 rows for 41 "
                       "positions, so adding it to 41 token vectors fails; post B's nn.Embedding(40, 128) has "
@@ -117,10 +117,10 @@ def test_parameter_free_any_length(verify, case, generator):
     expect_source="arithmetic: |p·(1, …, 1)| = p·√128, and the mean norm of a 128-dim N(0, 1) vector is "
                   "≈ √128·(1 − 1/512), so the ratio is ≈ p",
     cases={
-        "vs_token_at_40": Case(
+        "vs_token_at_40": Case(basis="computed", 
             statement="the 40th token (post A's test length 40): ratio at p = 40.",
             tolerance=at_least(10.0, reason="an order of magnitude: the position term dominates the sum")),
-        "vs_token_at_10000": Case(
+        "vs_token_at_10000": Case(basis="computed", 
             statement="the 10,000th token: ratio at p = 10,000.",
             tolerance=at_least(1000.0, reason="three orders of magnitude: the token term is lost in the sum")),
         "sinusoidal_bounded": Case(
@@ -149,6 +149,7 @@ def test_raw_integer_unbounded(verify, case, generator):
 
 @claim(
     id="pe.rel.offset_count",
+    basis="computed",
     post="A", section="rel-bias",
     source="Post A, exp. 3 '(2) 간격별 가산표 만들기' ('39칸까지 총 77개의 간격', Lte=40)",
     statement="With 40 positions the offsets j − i run from −39 to 39: 79 of them, the size of the post's own "

@@ -23,6 +23,7 @@ BILLIONS = 1e9  # '수십억' (several billion): at least 10⁹
 
 @claim(
     id="train.loop_repeats_billions",
+    basis="computed",
     post="A", section="training",
     source="Post A, 'PyTorch 훈련의 마법의 4단계 공식'",
     statement="Training GPT repeats the four-step loop (forward, zero_grad, backward, step) billions of times: "
@@ -69,6 +70,7 @@ D_MODEL = 768  # GPT-2 small's width; a concatenated position vector of the same
 
 @claim(
     id="input.concat_costs_every_layer",
+    basis="computed",
     post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가'",
     statement=f"Concatenating a {D_MODEL}-wide position vector to GPT-2 small's {D_MODEL}-wide token embedding "
@@ -88,6 +90,7 @@ def test_concat_costs_every_layer(verify, part):
 
 @claim(
     id="input.add_is_free",
+    basis="computed",
     post="A", section="add-concat",
     source="Post A, '더할 것인가, 이어붙일 것인가'",
     statement=f"Adding the position vector is free: it adds no parameter and {D_MODEL} additions per token, a "

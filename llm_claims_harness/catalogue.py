@@ -45,7 +45,8 @@ def _line(r: Declared, registry: Registry) -> str:
     post = show(r.post_value) + (f" {r.unit}" if r.unit and r.post_value is not None else "")
     quote = f": “{_cell(r.quote.text)}” ({_cell(r.quote.gloss)})" if r.quote else ""
     where = registry.label(r.post, r.section)
-    return (f"| `{r.id}` | {r.kind} | {f'§ {where}: ' if where else ''}{_cell(r.source)}{quote} "
+    kind = r.kind + (f" ({r.basis})" if r.basis != "measured" else "")
+    return (f"| `{r.id}` | {kind} | {f'§ {where}: ' if where else ''}{_cell(r.source)}{quote} "
             f"| {_cell(r.statement)} | {_cell(post)} | {_cell(tol.describe())}: {_cell(tol.reason)} "
             f"| {r.expected_verdict}: {_cell(r.expect_source)}{revised} | {r.version} |")
 

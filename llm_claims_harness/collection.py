@@ -18,7 +18,7 @@ from llm_claims_harness.declare import Claim
 from llm_claims_harness.measure import case_id, spec_of
 from llm_claims_harness.place import committed_dir, make_report_dir, report_dir
 from llm_claims_harness.posts import Registry
-from llm_claims_harness.row import Declared
+from llm_claims_harness.row import Declared, Reading, readings_of
 from llm_claims_harness.text import plural
 
 
@@ -76,6 +76,18 @@ def write_catalogue(config: pytest.Config, modules: dict[str, pytest.Module], re
         raise pytest.UsageError(f"--claims-catalogue: cannot write to {out} ({exc.strerror or exc}); name a writable "
                                 "--claims-report-dir") from None
     config.get_terminal_writer().line(f"claims catalogue: {len(listed)} rows written to {path}")
+
+
+def readings(config: pytest.Config) -> dict[str, tuple[list[Reading], str]]:
+    """The suite's record of its rows' earlier readings (its ``pytest_claims_readings`` hook), checked.
+
+    Raises:
+        pytest.UsageError: a record is malformed, naming the row.
+    """
+    try:
+        return readings_of(config.hook.pytest_claims_readings(config=config) or {})
+    except ValueError as exc:
+        raise pytest.UsageError(f"pytest_claims_readings: {exc}") from None
 
 
 def check_posts(config: pytest.Config, registry: Registry) -> None:

@@ -41,7 +41,7 @@ from llm_claims_harness import source
 from llm_claims_harness.row import Declared, Quote, Revision
 from llm_claims_harness.tolerance import Refused, Tolerance, at_least, at_most, close, exact, flatten, is_number
 
-__all__ = ["DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "QUOTED_KINDS", "VERDICTS", "Case", "Claim",
+__all__ = ["BASES", "DECISION_SIGMAS", "INCONCLUSIVE", "KINDS", "NO_PREDICTION", "QUOTED_KINDS", "VERDICTS", "Case", "Claim",
            "ClaimDeclarationError", "Declared", "Quote", "Refused", "Revision", "Tolerance", "at_least", "at_most",
            "claim", "close", "exact", "flatten"]
 
@@ -52,6 +52,10 @@ INCONCLUSIVE = "inconclusive"  # a stochastic value within DECISION_SIGMAS noise
 # differs from that (shown apart, never counted against the post); beyond the post (cite a paper); a control
 KINDS = ("post", "literal", "beyond", "control")
 QUOTED_KINDS = ("post", "literal")  # kinds whose rows must quote the sentence they test
+# What a row's value rests on: a measurement; arithmetic on given numbers (the post's own, a configuration's) or a
+# library's constant (``computed``); or nothing that could come out otherwise (``construction``: true by
+# construction, a check of the wiring). The report counts the last two apart from the measured confirmations.
+BASES = ("measured", "computed", "construction")
 # A value is decided only when every bound lies outside value ± 3 SD (a 99.7 % interval for normal noise;
 # it contains the 95 % interval, so a row whose 95 % interval straddles a bound is never decided).
 DECISION_SIGMAS = 3.0
@@ -81,6 +85,7 @@ class Case:
     section: str | None = None  # the post's section this case's sentence is in, where it differs from the claim's
     reference: str | None = None  # what the test computes as its reference, where it differs from the claim's
     params: Mapping[str, Any] | None = None  # the test's arguments for this case (see :func:`claim`)
+    basis: str | None = None  # what the case's value rests on, where it differs from the claim's (:data:`BASES`)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,7 +105,9 @@ class Claim:
     from, required for those kinds and checked against the suite's registry at collection:
     :mod:`llm_claims_harness.posts`; a case may name another section of the same post, ``Case(section=...)``),
     ``reference`` (what the test computes and passes as ``verify(..., reference=...)``, in words; a ``close`` or
-    ``exact`` row without a post value needs one).
+    ``exact`` row without a post value needs one), ``basis`` (what the value rests on, :data:`BASES`: ``measured``,
+    ``computed`` for arithmetic on given numbers or a library's constant, ``construction`` for a row true by
+    construction; the report counts the last two apart from the measured confirmations).
     """
 
     id: str
@@ -121,6 +128,7 @@ class Claim:
     post: str | None = None
     section: str | None = None
     reference: str = ""
+    basis: str = "measured"
 
     def __post_init__(self) -> None:
         __tracebackhide__ = True
@@ -149,6 +157,9 @@ class Claim:
                     f"{where}: expected verdict {case.expect!r} is unknown; use one of {VERDICTS}")
             if case.kind is not None and case.kind not in KINDS:
                 raise ClaimDeclarationError(f"{where}: kind {case.kind!r} is unknown; use one of {KINDS}")
+            if case.basis is not None and case.basis not in BASES:
+                raise ClaimDeclarationError(f"{where}: basis {case.basis!r} is unknown; use one of {BASES} (what the "
+                                            "value rests on: a measurement, arithmetic or a constant, construction)")
             _check_revision(where, case.revised, case.expect or self.expect)
             if case_id and case.section is not None and (self.post is None or not isinstance(case.section, str)
                                                          or not case.section.strip()):
@@ -201,8 +212,8 @@ class Claim:
             expected_verdict=pick("expect"), expect_source=pick("expect_source"),
             preregistered_expect=revised.preregistered if revised else pick("expect"),
             preregistered_source=revised.source if revised else pick("expect_source"),
-            revision=revised, quote=pick("quote"), reference_source=pick("reference"), version=self.version, version_note=self.version_note,
-            deviation=self.deviation)
+            revision=revised, quote=pick("quote"), reference_source=pick("reference"), version=self.version,
+            version_note=self.version_note, deviation=self.deviation, basis=pick("basis"))
 
 
 def _check_quote(where: str, kind: str | None, quote: Quote | None) -> None:

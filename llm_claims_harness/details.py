@@ -9,7 +9,7 @@ from collections import Counter
 
 from llm_claims_harness.legend import Legend
 from llm_claims_harness.provenance import unregistered
-from llm_claims_harness.report import kind_counts
+from llm_claims_harness.report import REREAD, kind_counts, reading_steps, show
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import cut, wrap
 
@@ -60,8 +60,33 @@ def _claim(claim_id: str, rs: list[Row], dev: Legend, notes: Legend, shared: set
         if unregistered(r.inputs or {}):
             lines += wrap(f"`{r.id}` ⚑ read another copy than the registered one of: "
                           + ", ".join(unregistered(r.inputs)), "  - ")
+        lines += _readings(r, cap)
         if r.reason and r.verdict == "error":
             lines += wrap(f"`{r.id}` error: {cut(r.reason, 1000)}", "  - ")  # a fault line whole, with its fix
+    return lines
+
+
+def _readings(r: Row, cap: dict[str, int]) -> list[str]:
+    """A re-read row's earlier readings, oldest first: version, date and commit of the first report that shows it, its
+    kind, bound and expectation (its statement where the cap allows), what the last report under it measured, and
+    why it changed (the next version's note) with the direction of the change; then what no report shows."""
+    lines = []
+    steps = reading_steps(r)
+    for k, (reading, direction) in enumerate(steps):
+        why = ("the version note above" if reading["why"] in ("", r.version_note)
+               else cut(reading["why"], max(cap["note"], 60)))
+        then = steps[k + 1][0] if k + 1 < len(steps) else {"kind": r.kind, "tolerance": r.tolerance.describe(),
+                                                           "expected": r.expected_verdict}
+        # the earlier statement where it is what changed (in full: results.json)
+        worded = all(reading[f] == then[f] for f in ("tolerance", "expected")) and reading["kind"] in (then["kind"],
+                                                                                                     "unnamed")
+        statement = f": {cut(reading['statement'], max(cap['case'], 80))}" if worded else ""
+        lines += wrap(f"`{r.id}` {REREAD} read as v{reading['version']} from {reading['since']} "
+                      f"({reading['commit'] or 'uncommitted'}): {reading['kind']}, `{reading['tolerance']}`, expected "
+                      f"{reading['expected']}{statement} → gave {reading['verdict']} ({show(reading['measured'])}); "
+                      f"changed ({direction}): {why}", "  - ")
+    if r.readings_note:
+        lines += wrap(f"`{r.id}` {r.readings_note}", "  - ")
     return lines
 
 

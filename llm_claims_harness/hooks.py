@@ -4,7 +4,7 @@ libraries or devices."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -37,3 +37,11 @@ def pytest_claims_item_device(item: pytest.Item, device: str) -> str | None:
 def pytest_claims_environment(config: pytest.Config) -> dict[str, str] | None:
     """Facts of the suite's environment for the report header (e.g. library versions, the GPU and its driver),
     as short strings by name. Every implementation's answer is kept (later answers win on a repeated name)."""
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_claims_readings(config: pytest.Config) -> Mapping[str, Mapping[str, Any]] | None:
+    """The earlier readings of the suite's rows, by row id: ``{"version": <the claim's version the record was made
+    at>, "readings": [<Reading fields>, ...] (oldest first), "note": <what no committed report shows>}`` (see
+    :class:`llm_claims_harness.row.Reading`). Each row carries its record into the report, which marks re-read rows
+    and counts the changes by direction. Default when no plugin answers: none recorded."""

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from llm_claims_harness.declare import DECISION_SIGMAS
-from llm_claims_harness.markdown import measured_cell, post_cell, row_anchor
+from llm_claims_harness.markdown import BASES, measured_cell, post_cell, row_anchor
 from llm_claims_harness.posts import Registry
-from llm_claims_harness.report import (MARK, REVISED, sentence_counts, inconclusive, kind_lines,
+from llm_claims_harness.report import (AGAINST, MARK, NEITHER, REREAD, REVISED, TOWARD, reading_counts,
+                                       reading_steps, sentence_counts, inconclusive, kind_lines,
                                        missed_predictions, revised, summary_lines, sentence_lines, sentences)
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import cell, cut, fit, plural, shorten, wrap
@@ -52,12 +53,31 @@ def expectation_line(rows: list[Row], show: Callable[[str], str] = str) -> str:
     return "Expectations: " + "; ".join(said) + "."
 
 
+def rereading_lines(rows: list[Row], show: Callable[[str], str] = str) -> list[str]:
+    """How many rows were re-read after a committed report measured them (:data:`REREAD`) and which way each change
+    moved the post's count (:func:`llm_claims_harness.report.reading_steps`), naming the rows whose change moved
+    it."""
+    c = reading_counts(rows)
+    if not c["rows"]:
+        return []
+    moved = {way: sorted({r.id for r in rows for _, d in reading_steps(r) if d == way}) for way in (TOWARD, AGAINST)}
+    changes = c[TOWARD] + c[AGAINST] + c[NEITHER]
+    said = (f"{REREAD} Re-readings: **{plural(c['rows'], 'row')} re-read after a committed report measured "
+            f"{'it' if c['rows'] == 1 else 'them'}** ({plural(changes, 'change')} of kind, bound, expectation or "
+            f"statement): **{c[TOWARD]} toward the post** (the post's count rose: a refutation became undecided, "
+            f"literal or confirmed), **{c[AGAINST]} against it**, {c[NEITHER]} leaving its count as it was. Each "
+            "row's earlier readings, what they gave and why they changed are in its details.")
+    named = [f"{way}: " + ", ".join(map(show, ids)) for way, ids in moved.items() if ids]
+    return wrap(said + (" " + "; ".join(named) + "." if named else "")) + [""]
+
+
 def named_line(r: Row, page: str) -> str:
     """One refuted, inconclusive or failed row, by name: its mark, its id linking to its line on ``page``, its
     statement on one line, the post's value and ours with units."""
     undecided = (f" {r.margin_sigma:+.1f} SD from {r.tolerance.describe()}"
                  if r.verdict == "inconclusive" and isinstance(r.margin_sigma, (int, float)) else "")
-    return (f"- {MARK[r.verdict]}{undecided}{' ' + REVISED if r.revision else ''} "
+    basis = f" *{BASES[r.basis]}*" if BASES.get(r.basis) else ""
+    return (f"- {MARK[r.verdict]}{undecided}{' ' + REVISED if r.revision else ''}{' ' + REREAD if r.readings else ''}{basis} "
             f"[{r.id}]({page}#{row_anchor(r.id)}): {cell(shorten(r.statement, STATEMENT))} — post: {post_cell(r)} · "
             f"ours: {measured_cell(r)}")
 
@@ -108,7 +128,7 @@ def index(doc: Document, registry: Registry, books: dict[str, Book], catalogue: 
     judged, total = sentences(rows), f"**{plural(len(rows), 'row')}**"
     lines += ["## All rows", "",
               *wrap(total + (f", **{plural(len(judged), 'sentence')} judged**" if judged else "") + ". "
-                    + expectation_line(rows, linked)), "",
+                    + expectation_line(rows, linked)), "", *rereading_lines(rows, linked),
               *(["Sentences judged (each counted once, however many rows test it; the rule: on each page):", "",
                  *(f"- {line}" for line in sentence_lines(rows)), "", "Rows:", ""] if judged else []),
               *(f"- {line}" for line in summary_lines(rows)), "", *_more(rows, linked), *_tail(doc, rows, catalogue,

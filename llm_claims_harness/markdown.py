@@ -22,7 +22,7 @@ from llm_claims_harness.declare import DECISION_SIGMAS
 from llm_claims_harness.details import topic_lines
 from llm_claims_harness.legend import skip_legend
 from llm_claims_harness.provenance import unregistered
-from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REVISED, SENTENCE_RULE, sentence_verdict,
+from llm_claims_harness.report import (AS_DESIGNED, JUDGED, MARK, REREAD, REVISED, SENTENCE_RULE, sentence_verdict,
                                        show, words)
 from llm_claims_harness.row import Quote, Row
 from llm_claims_harness.text import LINE_BYTES, cell, cut, fit, inline, plural, shorten, slug, wrap
@@ -63,13 +63,20 @@ MARKS = {"✅": "✅ holds (a post's claim: confirmed)",
          "⚠": "⚠ the verdict is not the one declared before this run",
          REVISED: f"{REVISED} the expected verdict was set after an earlier measurement (a finding or a regression "
                   "check, not a prediction that held): this run did not change it",
+         REREAD: f"{REREAD} re-read: the row's reading (kind, bound, expectation or statement) changed after a "
+                 "committed report measured it; its earlier readings, what each gave and why it changed: in its "
+                 "details",
          "⚑": "⚑ the row read another copy of an input than the registered one (its details name it)",
          "↳": "↳ another case of the claim above (a blank cell: as above)",
          "*literal reading": "*literal reading, not counted*: the sentence read word for word, beside the post's own "
                              "claim; never counted against the post",
+         "*computed": "*computed*: arithmetic on given numbers (the post's, a configuration's) or a library's "
+                      "constant, not a measurement: counted apart from the measured confirmations",
+         "*by construction": "*by construction*: true whatever the code does, a check of the wiring: counted apart",
          "±": "± the noise SD measured at the row's protocol point; [a, b] an interval"}
 KINDS = {"post": "", "literal": "literal reading, not counted", "beyond": "beyond the posts",
          "control": "control"}  # the verdict cell names every kind but the post's own claim
+BASES = {"measured": "", "computed": "computed", "construction": "by construction"}  # the cell names a value's basis
 Where = Callable[[Row], str]  # a row's § cell
 
 
@@ -132,11 +139,14 @@ def verdict_cell(r: Row, labels: dict[str, str]) -> str:
         text += f" ⚠ {'not as designed: designed to be' if r.kind == 'control' else 'expected'} {r.expected_verdict}"
     if r.revision:
         text += f" {REVISED}"
+    if r.readings:
+        text += f" {REREAD}"
     if r.id in labels:
         text += f" {labels[r.id]}"
     if unregistered(r.inputs or {}):
         text += " ⚑"
-    return text + (f" · *{KINDS[r.kind]}*" if KINDS.get(r.kind) else "")
+    text += f" · *{KINDS[r.kind]}*" if KINDS.get(r.kind) else ""
+    return text + (f" · *{BASES[r.basis]}*" if BASES.get(r.basis) else "")
 
 
 def _figures(r: Row) -> str:

@@ -95,15 +95,23 @@ def _book(key: str, title: str, rows: list[Row], lines: list[str], where: markdo
         return render(part, "", whole, budget - _PART_HEAD) is not None
 
     def split(part: list[Row]) -> list[list[Row]]:
-        if fits(part):
-            return [part]
-        if len(part) == 1:
-            raise ReportBudgetError(f"row {part[0].id} alone does not fit a page of {budget} bytes")
-        middle = len(part) // 2
-        cuts = [i for i in range(1, len(part))
-                if (part[i].post, part[i].section) != (part[i - 1].post, part[i - 1].section)]
-        at = min(cuts, key=lambda i: abs(i - middle)) if cuts else middle
-        return split(part[:at]) + split(part[at:])
+        """The fewest parts in order: each the longest run of whole sections from where the last ended that fits
+        (found by bisection over the section boundaries; a section that alone does not fit is split by rows)."""
+        out, start = [], 0
+        while start < len(part):
+            ends = [i for i in range(start + 1, len(part))
+                    if (part[i].post, part[i].section) != (part[i - 1].post, part[i - 1].section)] + [len(part)]
+            if not fits(part[start:ends[0]]):  # its first section alone is over: as many of its rows as fit
+                ends = list(range(start + 1, ends[0] + 1))
+            if not fits(part[start:ends[0]]):
+                raise ReportBudgetError(f"row {part[start].id} alone does not fit a page of {budget} bytes")
+            low, high = 0, len(ends) - 1  # ends[low] fits; find the last that does
+            while low < high:
+                mid = (low + high + 1) // 2
+                low, high = (mid, high) if fits(part[start:ends[mid]]) else (low, mid - 1)
+            out.append(part[start:ends[low]])
+            start = ends[low]
+        return out
 
     parts = split(rows)
     files = [f"CLAIMS-{key}.md" if k == 1 else f"CLAIMS-{key}.{k}.md" for k in range(1, len(parts) + 1)]

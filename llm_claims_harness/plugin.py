@@ -1,16 +1,15 @@
 """The pytest plugin that turns measurements into verdicts and verdicts into a report.
 
-Flow: a claim test (declared with :func:`llm_claims_harness.declare.claim`) calls ``verify(measured)``; the
-verdict and the row are stored on the item; ``pytest_runtest_makereport`` puts the row on the test
-report's ``user_properties`` (which pytest-xdist ships to the controller), with the row's items when it logs them,
-and its facts on the item's ``user_properties`` (which JUnit XML writes, as ``record_property`` does); the
-controller's :class:`RunState` collects rows and writes the report at session end (:mod:`llm_claims_harness.results`:
-``results.json``, ``samples.jsonl``, ``SCHEMA.md``, the pages of :mod:`llm_claims_harness.pages`). Serial and
-``-n N`` runs therefore produce the same rows. What the harness cannot know, the suite tells it through hooks
-(:mod:`llm_claims_harness.hooks`): its posts (checked against every claim at collection), its device (asked once, for
-the run plan of :mod:`llm_claims_harness.plan`), its environment. The fixtures a claim test uses (``verify``, ``seed``,
-``seeds``, ``run_plan``, ``figures_dir``, ``figure``) live in :mod:`llm_claims_harness.measure`; the row is a
-:class:`llm_claims_harness.row.Row`.
+Flow: a claim test (declared with :func:`llm_claims_harness.declare.claim`) calls ``verify(measured)``; the verdict
+and the row are stored on the item; ``pytest_runtest_makereport`` puts the row on the test report's
+``user_properties`` (which pytest-xdist ships to the controller), with the row's items when it logs them, and its
+facts on the item's ``user_properties`` (for JUnit XML, as ``record_property``); the controller's :class:`RunState`
+collects rows and writes the report at session end (:mod:`llm_claims_harness.results`: ``results.json``,
+``samples.jsonl``, ``SCHEMA.md``, the pages of :mod:`llm_claims_harness.pages`). Serial and ``-n N`` runs thus give
+the same rows. What the harness cannot know, the suite tells it through hooks (:mod:`llm_claims_harness.hooks`): its
+posts (checked against every claim at collection), its device (for the run plan, :mod:`llm_claims_harness.plan`), its
+environment, its rows' earlier readings. The fixtures a claim test uses (``verify``, ``seed``, ``seeds``,
+``run_plan``, ``figures_dir``, ``figure``) live in :mod:`llm_claims_harness.measure`.
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ from llm_claims_harness.text import plural
 STATE = pytest.StashKey["RunState"]()
 RUN_ID = pytest.StashKey[str]()
 REGISTRY = pytest.StashKey[Registry]()
+HISTORY = pytest.StashKey[results.History]()
 _PROPERTY, _SAMPLES, _FAULT = "claim_row", "claim_samples", "claim_output_fault"  # what a test report carries
 # of an error row's exception, kept as its reason: a suite's one-line input fault (file, both hashes, the fix: about
 # 600 characters) whole; a long assertion diff cut
@@ -108,7 +108,7 @@ class RunState:
             committed = committed_dir(config)
             self.written, self.warning = results.write(make_report_dir(config), results.Measured(
                 run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected,
-                root=config.rootpath), config.stash[REGISTRY], prepare=functools.partial(
+                root=config.rootpath, history=config.stash[HISTORY]), config.stash[REGISTRY], prepare=functools.partial(
                     start_from, committed, started=self.started) if committed else None)
         except OSError as exc:  # all files are written or none (write_texts_atomic)
             fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
@@ -181,6 +181,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except PostRegistryError as exc:
         raise pytest.UsageError(f"pytest_claims_posts: {exc}") from None
     collection.check_posts(config, config.stash[REGISTRY])
+    config.stash[HISTORY] = collection.readings(config)
     config.stash[PLAN] = RunPlan.of(config)
     state = RunState(config)
     config.stash[STATE] = state
@@ -295,6 +296,5 @@ def _junit(value: Any) -> str:
 
 
 def _skip_reason(rep: pytest.TestReport) -> str:
-    if isinstance(rep.longrepr, tuple) and len(rep.longrepr) == 3:
-        return str(rep.longrepr[2]).removeprefix("Skipped: ")
-    return str(rep.longrepr)
+    three = isinstance(rep.longrepr, tuple) and len(rep.longrepr) == 3
+    return str(rep.longrepr[2]).removeprefix("Skipped: ") if three else str(rep.longrepr)  # type: ignore[index]

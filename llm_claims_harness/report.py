@@ -24,6 +24,9 @@ MARK = {"holds": "✅", "refuted": "❌", "inconclusive": "❔", "skipped": "⏭
 AS_DESIGNED = "☑"  # a control's decided verdict is the one its design expects: never shown as a bare ✅ or ❌
 JUDGED = ("post", "literal")  # the kinds whose rows judge a post's sentence: counted per sentence as well as per row
 REVISED = "✎"  # the row's expectation was set after measuring (a finding or a regression check, not a prediction)
+REREAD = "↻"  # the row's reading (kind, tolerance, expectation, statement) changed after a committed report measured it
+# A re-reading's direction: what it did to the post's count (see reading_direction)
+TOWARD, AGAINST, NEITHER = "toward the post", "against the post", "neither"
 # How the summary names a verdict for each kind of claim: a control is judged against its design.
 KIND_TITLES = {"post": "the posts' claims", "literal": "literal readings (not counted against the posts)",
                "beyond": "beyond the posts", "control": "controls"}
@@ -85,31 +88,44 @@ SENTENCE_RULE = ("A sentence judged is one claim's quoted sentence, counted once
                  "post's own reading and for a literal reading apart: refuted when any of its rows is refuted; else an "
                  "error when any errs; else inconclusive when any is; else confirmed (a literal reading: holds) when "
                  "one or more hold, the others skipped; skipped when all are. One resting on a row whose expectation "
-                 f"was set after measuring ({REVISED}) is counted apart.")
+                 f"was set after measuring ({REVISED}) is counted apart, and so is one no measured row gives: "
+                 "computed (arithmetic on given numbers, a library's constant) or true by construction.")
 
 
-def _counted(counted: Iterable[tuple[str, bool]]) -> str:
-    """``40 confirmed · 3 refuted · ✎ on expectations set after measuring: 1 refuted`` from ``(word, revised)``
-    pairs; empty when there are none."""
-    c: Counter[str] = Counter()
-    revised: Counter[str] = Counter()
-    for word, apart in counted:
-        (revised if apart else c)[word] += 1
-    parts = [f"{c[w]} {w}" for w in _WORD_ORDER if c[w]]
-    if revised:
-        parts.append(f"{REVISED} on expectations set after measuring: "
-                     + ", ".join(f"{revised[w]} {w}" for w in _WORD_ORDER if revised[w]))
+def bucket(row: Row) -> str:
+    """Where a row's verdict is counted: apart by its basis when it was not measured (``computed``: arithmetic on
+    given numbers or a library constant; ``construction``: true by construction), apart as :data:`REVISED` when its
+    expectation was set after measuring, else with the measurements (``""``)."""
+    return row.basis if row.basis != "measured" else REVISED if row.revision else ""
+
+
+# What each bucket counted apart is called, in the order a count line gives them
+APART = {REVISED: f"{REVISED} on expectations set after measuring",
+         "computed": "computed, not measured (arithmetic on given numbers, a library's constant)",
+         "construction": "true by construction (cannot fail)"}
+
+
+def _counted(counted: Iterable[tuple[str, str]]) -> str:
+    """``40 confirmed · 3 refuted · ✎ on expectations set after measuring: 1 refuted · computed, not measured (…):
+    5 confirmed`` from ``(word, bucket)`` pairs (:func:`bucket`: ``""`` for the measurements); empty when there are
+    none. The first counts are measurements only."""
+    c: dict[str, Counter[str]] = {"": Counter(), **{b: Counter() for b in APART}}
+    for word, where in counted:
+        c[where][word] += 1
+    parts = [f"{c[''][w]} {w}" for w in _WORD_ORDER if c[""][w]]
+    parts += [f"{label}: " + ", ".join(f"{c[b][w]} {w}" for w in _WORD_ORDER if c[b][w])
+              for b, label in APART.items() if c[b]]
     return " · ".join(parts)
 
 
 def _row_counts(rows: list[Row], kind: str) -> str:
-    return _counted((words(kind, r.verdict, r.as_expected), bool(r.revision)) for r in rows if r.kind == kind)
+    return _counted((words(kind, r.verdict, r.as_expected), bucket(r)) for r in rows if r.kind == kind)
 
 
 def sentence_counts(rows: list[Row], kind: str) -> tuple[int, str]:
     """The number of sentences of ``kind`` that ``rows`` judge, and their verdicts' counts on one line."""
     ours = [rs for (k, _, _), rs in sentences(rows).items() if k == kind]
-    return len(ours), _counted((words(kind, sentence_verdict(rs), None), sentence_apart(rs)) for rs in ours)
+    return len(ours), _counted((words(kind, sentence_verdict(rs), None), sentence_bucket(rs)) for rs in ours)
 
 
 def summary_lines(rows: Iterable[Row]) -> list[str]:
@@ -147,10 +163,15 @@ def sentence_verdict(rows: list[Row]) -> str:
     return next((v for v in ("refuted", "error", "inconclusive", "holds") if v in verdicts), "skipped")
 
 
-def sentence_apart(rows: list[Row]) -> bool:
-    """Whether a sentence's verdict rests on a row whose expectation was set after measuring (counted apart)."""
-    verdict = sentence_verdict(rows)
-    return any(r.revision for r in rows if r.verdict == verdict)
+def sentence_bucket(rows: list[Row]) -> str:
+    """Where a sentence's verdict is counted (:func:`bucket`): apart as :data:`REVISED` when it rests on a row whose
+    expectation was set after measuring; with the measurements when a measured row gives it; else apart by the basis
+    of the rows that give it (``computed`` before ``construction``)."""
+    giving = [r for r in rows if r.verdict == sentence_verdict(rows)]
+    places = {bucket(r) for r in giving}
+    if any(r.revision for r in giving):
+        return REVISED
+    return next(b for b in ("", "computed", "construction") if b in places or b == "construction")
 
 
 def sentence_lines(rows: Iterable[Row]) -> list[str]:
@@ -211,6 +232,40 @@ def revised(rows: Iterable[Row]) -> list[str]:
                     if r.preregistered_expect != NO_PREDICTION else f"regression check: {r.expected_verdict}")
         return f"{r.id} ({expected}{'' if r.verdict == r.expected_verdict else f'; measured: {r.verdict}'})"
     return [said(r) for r in sorted(rows, key=lambda r: r.id) if r.revision]
+
+
+def _post_score(kind: str, verdict: str) -> int:
+    """What a row does to its post's count: +1 a post row that holds, −1 one refuted, 0 anything else (a literal,
+    beyond or control row, an undecided or skipped one)."""
+    return (kind == "post") * {"holds": 1, "refuted": -1}.get(verdict, 0)
+
+
+def reading_steps(row: Row) -> list[tuple[dict, str]]:
+    """Each earlier reading of ``row`` (oldest first) with the direction of the change that replaced it: ``TOWARD``
+    when the verdict of the reading after it (the next earlier reading, or the row as this report has it) counts
+    more for the post than this reading's did (a refutation of the post became an undecided row, a literal one, or a
+    confirmation; an undecided one a confirmation), ``AGAINST`` for the reverse, ``NEITHER`` when the post's count
+    is the same. A reading recorded before rows named their kind takes the kind of the reading after it."""
+    after = [*row.readings[1:], {"kind": row.kind, "verdict": row.verdict}]
+    kinds = [r.get("kind", "") for r in (*row.readings, after[-1])]
+    for i in range(len(kinds) - 2, -1, -1):  # an unnamed kind is the next reading's
+        if kinds[i] in ("", "unnamed"):
+            kinds[i] = kinds[i + 1]
+    steps = []
+    for i, (reading, then) in enumerate(zip(row.readings, after)):
+        delta = _post_score(kinds[i + 1], then["verdict"]) - _post_score(kinds[i], reading["verdict"])
+        steps.append((reading, TOWARD if delta > 0 else AGAINST if delta < 0 else NEITHER))
+    return steps
+
+
+def reading_counts(rows: Iterable[Row]) -> Counter[str]:
+    """How many re-readings of ``rows`` went each way (:func:`reading_steps`), plus ``rows``: the rows re-read."""
+    c: Counter[str] = Counter()
+    for r in rows:
+        if r.readings:
+            c["rows"] += 1
+            c.update(direction for _, direction in reading_steps(r))
+    return c
 
 
 def missed_predictions(rows: Iterable[Row]) -> list[Row]:

@@ -27,7 +27,7 @@ import contextlib
 import dataclasses
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from llm_claims_harness.atomic import remove_generated, temporary_files, write_t
 from llm_claims_harness.order import natural
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import ORDER, count
-from llm_claims_harness.row import Row, fields_doc
+from llm_claims_harness.row import Reading, Row, fields_doc
 from llm_claims_harness.text import utf8
 
 SCHEMA: dict[str, Any] = {"name": "llm-claims-results", "version": 5}
@@ -52,11 +52,16 @@ class InputError(ValueError):
     """A file that is not a readable claims report; the message is one line naming the file."""
 
 
+History = Mapping[str, tuple[list[Reading], str]]  # a suite's record of earlier readings: row id → (readings, note)
+
+
 @dataclasses.dataclass(frozen=True)
 class Measured:
     """What one run hands to :func:`write`: its id and environment, the rows it measured (by id), the per-item
     samples of rows that score items (by row id), what it collected (:data:`Collected`), and its rootdir (``None``:
-    unknown), under which an earlier row's test file must still exist for the row to be kept."""
+    unknown), under which an earlier row's test file must still exist for the row to be kept, and the suite's record
+    of earlier readings (row id → its :class:`~llm_claims_harness.row.Reading` list and note), which every row written,
+    measured or carried, takes."""
 
     run: str
     environment: dict
@@ -64,6 +69,7 @@ class Measured:
     samples: dict[str, list[dict]]
     collected: Collected
     root: Path | None = None
+    history: History = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,7 +165,8 @@ def merge(previous: Document | None, run: Measured, warning: str = "") -> Docume
         if old.post is None and old.id in declared:  # a row of schema 4 or earlier: its place, as declared now
             old = dataclasses.replace(old, post=declared[old.id]["post"], section=declared[old.id]["section"])
         merged[old.id] = old
-    rows = tuple(sorted(merged.values(), key=lambda r: (r.nodeid.split("::")[0], natural(r.id))))
+    rows = tuple(sorted((r.with_history(*run.history.get(r.id, ([], ""))) for r in merged.values()),
+                        key=lambda r: (r.nodeid.split("::")[0], natural(r.id))))
     runs = {**(previous.runs if previous else {}), run.run: run.environment}
     used = {r.run for r in rows}
     if previous and previous.migrated_from:

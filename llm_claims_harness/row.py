@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from llm_claims_harness.text import utf8
@@ -66,6 +67,36 @@ class Quote:
 
 
 @dataclasses.dataclass(frozen=True)
+class Reading:
+    """A reading a row had before its current one, as a committed report measured it: the claim's ``version``, the
+    date and commit of the first committed report that shows it (``since``, ``commit``), its ``kind``, ``statement``,
+    ``tolerance`` (as the report wrote it: ``≥ 2000``) and ``expected`` verdict, the ``verdict`` and ``measured``
+    value of the last committed report under it, and ``why`` it was replaced (the version note of the reading after
+    it; empty: the row's own version note). A suite records these (the ``pytest_claims_readings`` hook); the report
+    marks the row and says, for each change, whether it moved the verdict toward the post, against it, or neither
+    (:func:`llm_claims_harness.report.reading_direction`)."""
+
+    version: int
+    since: str
+    commit: str
+    kind: str
+    statement: str
+    tolerance: str
+    expected: str
+    verdict: str
+    measured: Any
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.version, int) or self.version < 1:
+            raise ValueError(f"a reading's version must be a positive integer, got {self.version!r}")
+        empty = [name for name in ("since", "commit", "kind", "statement", "tolerance", "expected", "verdict")
+                 if not isinstance(getattr(self, name), str) or not getattr(self, name).strip()]
+        if empty:
+            raise ValueError(f"a reading needs {', '.join(empty)}")
+
+
+@dataclasses.dataclass(frozen=True)
 class Declared:
     """What one row of a claim declares (a claim, or one of its cases, with the case's overrides applied)."""
 
@@ -98,6 +129,9 @@ class Declared:
     deviation: str = _f("how our protocol differs from the post's (empty: it does not)")
     reference_source: str = _f("what the test computes as `reference`, in words (empty: the reference is the post's "
                                "value, or there is none)", default="")
+    basis: str = _f("what the value rests on: `measured`, `computed` (arithmetic on given numbers or a library's "
+                    "constant) or `construction` (true by construction); the report counts the last two apart from "
+                    "the measured confirmations", default="measured")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,6 +161,12 @@ class Row(Declared):
                                 "trained weights (the hash of everything they depend on: configuration, code, library "
                                 "versions, device); named by "
                                 "the fixtures that provide them", default_factory=dict)
+    readings: list[dict] = _f("the readings this row had before its current one, oldest first, each as a committed "
+                              "report measured it (:class:`Reading`: `version`, `since`, `commit`, `kind`, `statement`, "
+                              "`tolerance`, `expected`, `verdict`, `measured`, `why`); empty: none recorded",
+                              default_factory=list)
+    readings_note: str = _f("what of the row's earlier readings no committed report shows (empty: nothing missing)",
+                            default="")
 
     @classmethod
     def made(cls, declared: Declared, **found: Any) -> Row:
@@ -144,6 +184,12 @@ class Row(Declared):
         return dataclasses.replace(self, duration_s=round(duration_s, 3), device=device, run=run,
                                    inputs=dict(inputs or {}),
                                    as_expected=None if undecided else self.verdict == self.expected_verdict)
+
+    def with_history(self, readings: list[Reading], note: str) -> Row:
+        """This row with the suite's record of its earlier readings (oldest first) and what of them no committed
+        report shows."""
+        return dataclasses.replace(self, readings=[jsonable(dataclasses.asdict(r)) for r in readings],
+                                   readings_note=note)
 
     def to_dict(self) -> dict:
         """The row as plain JSON types, keys in field order (nested types as objects)."""
@@ -167,6 +213,26 @@ class Row(Declared):
                   "revision": Revision(**data["revision"]) if data.get("revision") else None,
                   "quote": Quote(**data["quote"]) if data.get("quote") else None}
         return cls(**{**data, **nested})
+
+
+def readings_of(records: Mapping[str, Any]) -> dict[str, tuple[list[Reading], str]]:
+    """A suite's record of earlier readings (the ``pytest_claims_readings`` hook's answer), checked: each row id's
+    :class:`Reading` list and note.
+
+    Raises:
+        ValueError: a record is not the shape the hook's documentation gives, naming the row.
+    """
+    out = {}
+    for rid, record in dict(records).items():
+        try:
+            readings = [Reading(**r) for r in record.get("readings", [])]
+            note = record.get("note", "")
+            if not isinstance(note, str):
+                raise ValueError(f"note must be text, got {note!r}")
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"the record of {rid!r}: {exc}") from None
+        out[rid] = (readings, note)
+    return out
 
 
 def fields_doc() -> list[tuple[str, str]]:

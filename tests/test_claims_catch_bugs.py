@@ -160,11 +160,17 @@ MUTATIONS = {
         one_hot = F.one_hot
         F.one_hot = lambda ids, n: one_hot((ids + 1) % n, n)
         """, {"emb.lookup_equals_onehot_matmul"}),
-    # an expected-refuted claim that starts holding: a 100,000-word vocabulary gives 11,111×
+    # the literal reading, expected refuted, starts holding: a 100,000-word vocabulary gives 11,111×
     "ns_bigger_vocabulary": (["test_negative_sampling.py"], """
         def pytest_collection_modifyitems(items):
             for item in items:
                 item.module.VOCAB = 100_000
+        """, {"ns.flop_ratio_several_thousand"}),
+    # the post's reading fails on a saving in the hundreds: a 5,000-word vocabulary gives 556×
+    "ns_smaller_vocabulary": (["test_negative_sampling.py"], """
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.module.VOCAB = 5_000
         """, {"ns.flop_ratio"}),
 }
 

@@ -11,7 +11,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 REPORT = ROOT / "reports"
-LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)]*)\)")  # [text](target), the text may hold [brackets]
+# [text](target) on one line, the text may hold [brackets]
+LINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(([^)\n]*)\)")
 
 
 def _block(name: str, text: str = README) -> list[str]:

@@ -69,6 +69,7 @@ def test_every_row_that_is_not_the_posts_own_claim_shows_its_kind(today, rendere
         assert sorted(rid for _, rid, _ in shown) == sorted(by_id), which
         for name, rid, line in shown:
             kind, verdict = by_id[rid].kind, cells(line)["verdict"]
+            verdict = re.sub(r" · \*(computed|by construction)\*$", "", verdict)  # its basis, after its kind
             named = [word for word in markdown.KINDS.values() if word and verdict.endswith(f" · *{word}*")]
             assert named == ([] if kind == "post" else [markdown.KINDS[kind]]), (which, name, rid, verdict)
     assert {r.kind for r in rows.values()} == {"post", "literal", "beyond", "control"}  # today shows every kind
@@ -164,14 +165,22 @@ def test_counts_per_kind_and_per_sentence_on_each_page_and_the_index(today) -> N
         if not ours:
             continue
         line = f"the posts' claims: {{n}} sentences judged: {{counts}} — {len([r for r in ours if r.kind == 'post'])} rows:"
-        judged: dict[tuple, list[str]] = {}
+        judged: dict[tuple, list[tuple[str, str]]] = {}
         for r in ours:
             if r.kind == "post":
-                judged.setdefault((r.claim_id, r.quote.text), []).append(r.verdict)
-        verdicts = [rule(v) for v in judged.values()]
+                judged.setdefault((r.claim_id, r.quote.text), []).append((r.verdict, r.basis))
         words = {"holds": "confirmed", "refuted": "refuted", "inconclusive": "inconclusive", "skipped": "skipped",
                  "error": "error"}
-        counts = " · ".join(f"{verdicts.count(v)} {words[v]}" for v in words if verdicts.count(v))
+        by_basis: dict[str, list[str]] = {"measured": [], "computed": [], "construction": []}
+        for rs in judged.values():  # a sentence is counted apart unless a measured row gives its verdict
+            v = rule([verdict for verdict, _ in rs])
+            giving = {basis for verdict, basis in rs if verdict == v}
+            by_basis[next(b for b in by_basis if b in giving)].append(v)
+        counts = " · ".join(
+            [f"{by_basis['measured'].count(v)} {words[v]}" for v in words if by_basis["measured"].count(v)]
+            + [f"{report.APART[b]}: " + ", ".join(f"{by_basis[b].count(v)} {words[v]}" for v in words
+                                                   if by_basis[b].count(v)) for b in ("computed", "construction")
+               if by_basis[b]])
         expected = line.format(n=len(judged), counts=counts)
         assert expected in texts[f"CLAIMS-{post.id}.md"], post.id
         n_rows = len([r for r in ours if r.kind == "post"])
