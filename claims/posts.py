@@ -5,6 +5,7 @@ heading (its opening, the parts of exp. 3) the title says what the part is."""
 
 from __future__ import annotations
 
+from llm_claims_harness.declare import Quote
 from llm_claims_harness.posts import Post, Section
 
 POST_A = Post(
@@ -44,3 +45,10 @@ POST_B = Post(
 )
 
 POSTS = (POST_A, POST_B)
+
+# A sentence more than one claim file tests, quoted once (one sentence, one gloss: the report counts it once)
+ADD_MIXES_QUOTE = Quote("더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 "
+                        "부분공간에 배치할 수 있어서 실전에서 문제가 되지 않습니다",
+                        "adding is free but mixes the two signals; in a high-dimensional space training can place the "
+                        "position and meaning components in practically different subspaces, so in practice it is no "
+                        "problem")  # post A, section 'add vs concat': heads.add_vs_concat, gpt2.wte_wpe_subspaces

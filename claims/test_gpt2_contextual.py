@@ -17,6 +17,7 @@ from llm_claims_lab.core.stats import standard_error
 from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim, exact
 from llm_claims_harness.measure import DECISION_LEVEL
 from claims.gpt2_common import judged_on_published
+from claims.posts import ADD_MIXES_QUOTE
 
 BOOTSTRAP = 1000  # resamplings of the sentences behind the noise of gpt2.bank_senses[last_layer]
 RANDOM_SUBSPACES = 2000  # draws of the random baseline of gpt2.wte_wpe_subspaces[vs_random]
@@ -184,11 +185,7 @@ def table_subspaces(gpt2_model) -> tuple[torch.Tensor, torch.Tensor]:
            "있어서')",
     statement="GPT-2 adds its position table (wpe) to its token table (wte), and the two occupy different "
               "subspaces.",
-    quote=Quote("더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 "
-                "부분공간에 배치할 수 있어서 실전에서 문제가 되지 않습니다",
-                "Adding is free but mixes the two signals; in a high-dimensional space, learning can place the "
-                "position component and the meaning component in effectively different subspaces, so it is no "
-                "problem in practice"),
+    quote=ADD_MIXES_QUOTE,
     deviation="The post measures nothing; we compare the K leading principal directions of the centred wpe "
               "[1024, 768] and wte [50257, 768]. K, chosen before measuring: the fewest components holding 90 % of "
               "wpe's variance (position is a low-dimensional signal: GPT-2's wpe lies near a helix in a few "

@@ -17,6 +17,7 @@ from __future__ import annotations
 import statistics
 
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, Revision, at_least, at_most, claim
+from claims.posts import ADD_MIXES_QUOTE
 from fixtures import CALIBRATION_DIR
 from llm_claims_lab.heads.lab import (ADD, CALIBRATION, CONTROL, SEEDS, SPECIALISATION, HeadsLab, initial_model,
                                       specialisation, subspace_angle)
@@ -151,10 +152,7 @@ def test_positional_vs_content(verify, case, heads_lab: HeadsLab, heads_calibrat
 
 ADD_COST = at_most(2.0, reason="2 pp of task accuracy: a smaller loss is not one anybody would call 'a problem in practice' "
                         "('실전에서 문제가 되지 않습니다')")
-ADD_QUOTE = Quote("더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 배치할 수 "
-                  "있어서 실전에서 문제가 되지 않습니다",
-                  "adding is free but mixes the two signals; in a high-dimensional space training can place the "
-                  "position and meaning components in practically different subspaces, so in practice it is no problem")
+ADD_QUOTE = ADD_MIXES_QUOTE
 ADD_SOURCE = ("post A: '더하기는 공짜인 대신 두 신호가 섞이는데, 고차원 공간에서는 학습이 위치 성분과 의미 성분을 사실상 다른 부분공간에 "
               "배치할 수 있어서 실전에서 문제가 되지 않습니다'")
 

@@ -212,8 +212,8 @@ def figure_lines(rows: list[Row]) -> list[str]:
 
 
 class Quotes:
-    """The sentences a page's rows quote, each labelled once (``Q1``, ``Q2``, … in table order) by its claim and
-    text, with the rows that test it."""
+    """The sentences a page's rows quote, each labelled once (``Q1``, ``Q2``, … in table order) by its text, with the
+    rows, of every claim, that test it."""
 
     def __init__(self, rows: list[Row]) -> None:
         self.rows: dict[tuple[str, str], list[Row]] = {}
@@ -224,7 +224,7 @@ class Quotes:
 
     @staticmethod
     def _key(r: Row, quote: Quote) -> tuple[str, str]:
-        return r.claim_id or r.id, " ".join(quote.text.split())
+        return r.post or "", " ".join(quote.text.split())
 
     def label(self, r: Row) -> str:
         """The row's sentence label, or ``""`` for a row that quotes nothing."""
@@ -233,13 +233,12 @@ class Quotes:
     def lines(self) -> list[str]:
         """The sentences in full below the table, each with its anchor, gloss and verdicts: per sentence for the
         post's reading and a literal one (:data:`~llm_claims_harness.report.SENTENCE_RULE`), per row for the
-        others. A quote another claim quoted above (the same words and gloss) names that sentence's label."""
+        others; the claims whose rows test it are named."""
         if not self.rows:
             return []
         judged = any(r.kind in JUDGED for rs in self.rows.values() for r in rs)
         out = [*wrap("Sentences judged (Q), in full with an English gloss. " + SENTENCE_RULE if judged
                      else "The sentences the rows quote (Q), in full with an English gloss."), ""]
-        seen: dict[tuple[str, str], str] = {}
         for key, rs in self.rows.items():
             label, quote = self.labels[key], rs[0].quote
             assert quote is not None  # only quoting rows are kept (__init__)
@@ -254,12 +253,9 @@ class Quotes:
                     text = f"{kind}: " + ", ".join(f"{n} {w}" for w, n in
                                                      Counter(words(kind, r.verdict, r.as_expected) for r in ours).items())
                 verdicts.append(f"{text} ({plural(len(ours), 'row')})")
-            words_of = (" ".join(quote.text.split()), " ".join(quote.gloss.split()))
-            first = seen.setdefault(words_of, label)
-            said = (f"the sentence of [{first}](#{first.lower()})" if first != label
-                    else f"“{inline(quote.text)}” — *{inline(quote.gloss)}*")
-            out += wrap(f'<a id="{label.lower()}"></a>**{label}** `{rs[0].claim_id or rs[0].id}` '
-                        f"{' · '.join(verdicts)}: {said}", "- ")
+            claims = ", ".join(f"`{c}`" for c in dict.fromkeys(r.claim_id or r.id for r in rs))
+            out += wrap(f'<a id="{label.lower()}"></a>**{label}** {claims} {" · ".join(verdicts)}: '
+                        f"“{inline(quote.text)}” — *{inline(quote.gloss)}*", "- ")
         return out + [""]
 
 

@@ -84,12 +84,14 @@ def words(kind: str, verdict: str, as_expected: bool | None) -> str:
 
 _WORD_ORDER = ("confirmed", "holds", "behave as designed", "refuted", "not as designed", "inconclusive", "skipped",
                "error")
-SENTENCE_RULE = ("A sentence judged is one claim's quoted sentence, counted once however many rows test it, for the "
-                 "post's own reading and for a literal reading apart: refuted when any of its rows is refuted; else an "
-                 "error when any errs; else inconclusive when any is; else confirmed (a literal reading: holds) when "
-                 "one or more hold, the others skipped; skipped when all are. One resting on a row whose expectation "
-                 f"was set after measuring ({REVISED}) is counted apart, and so is one no measured row gives: "
-                 "computed (arithmetic on given numbers, a library's constant) or true by construction.")
+SENTENCE_RULE = ("A sentence judged is one quoted sentence of a post, counted once however many rows, of however many "
+                 "claims, test it (its rows are listed with it below the table), for the post's own reading and for a "
+                 "literal reading apart; it has one verdict, every part of it having to hold: refuted when any of its "
+                 "rows is refuted; else an error when any errs; else inconclusive when any is; else confirmed (a "
+                 "literal reading: holds) when one or more hold, the others skipped; skipped when all are. One resting "
+                 f"on a row whose expectation was set after measuring ({REVISED}) is counted apart, and so is one no "
+                 "measured row gives: computed (arithmetic on given numbers, a library's constant) or true by "
+                 "construction.")
 
 
 def bucket(row: Row) -> str:
@@ -138,13 +140,14 @@ def summary_lines(rows: Iterable[Row]) -> list[str]:
             if counts]
 
 
-Sentence = tuple[str, str, str]  # (kind, claim id, the quote's text: empty when a row records none)
+Sentence = tuple[str, str, str]  # (kind, post, the quote's text; the claim's id where a row records no quote)
 
 
 def sentence_of(row: Row) -> Sentence:
-    """The sentence a row judges: its kind, its claim and its quote's text (a claim whose rows quote nothing, in a
-    report of an earlier schema, is one sentence)."""
-    return row.kind, row.claim_id or row.id, " ".join(row.quote.text.split()) if row.quote else ""
+    """The sentence a row judges: its kind, its post and its quote's text, whatever claim the row belongs to (a claim
+    whose rows quote nothing, in a report of an earlier schema, is one sentence)."""
+    text = " ".join(row.quote.text.split()) if row.quote else ""
+    return row.kind, row.post or "", text or f"claim {row.claim_id or row.id}"
 
 
 def sentences(rows: Iterable[Row]) -> dict[Sentence, list[Row]]:
