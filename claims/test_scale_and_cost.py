@@ -1,6 +1,7 @@
 """Scale and cost: how often a GPT-scale run repeats the training loop, and what concatenating positions costs.
 
-Post A says the four-step training loop runs 'billions of times' when GPT is trained, and that concatenating the
+Post A says the four-step training loop runs 'billions of times' when GPT is trained, that GPT-2 was trained on
+'trillions of tokens' (arithmetic on the GPT-2 paper's WebText size), and that concatenating the
 position vector makes every later layer costlier while adding it is free. The first is arithmetic on GPT-3's
 published budget (the post names no model; GPT-3 is the one whose budget is published); the second is measured on
 GPT-2's transformer block (the series' baseline is GPT-2's lineage), built offline from its configuration class.
@@ -43,6 +44,38 @@ def test_loop_repeats_billions(verify):
     steps = GPT3["tokens"] / GPT3["batch_tokens"]
     verify(steps, details={"tokens seen (not loop iterations)": GPT3["tokens"],
                            "tokens per batch": GPT3["batch_tokens"]})
+
+
+WEBTEXT_BYTES = 40e9  # GPT-2's training text: "a total of 40 GB of text" (Radford et al. 2019, §2.1 WebText)
+MIN_BYTES_PER_TOKEN = 1  # a token of GPT-2's byte-level BPE covers one byte or more
+TRILLIONS = 1e12  # '수조' (several trillion): at least 10¹²
+
+
+@claim(
+    id="gpt2.training_tokens_trillions",
+    basis="computed",
+    post="A", section="exp1",
+    source="Post A, end of exp. 1 ('수조 토큰으로 학습된 진짜 모델'), the model of exp. 2 being GPT-2",
+    statement="The real model of the next experiment, GPT-2 (exp. 2), was trained on trillions of tokens. Computed "
+              "from the GPT-2 paper: its training text, WebText, is 40 GB (Radford et al. 2019, §2.1), so it holds "
+              "at most 4 × 10¹⁰ tokens (a token of GPT-2's byte-level BPE is at least one byte): trillions would "
+              "take 25 or more passes over it, and the paper gives none (GPT-3, a hundred times larger, was "
+              "trained on 3 × 10¹¹ tokens: Brown et al. 2020, Table 2.2).",
+    kind="post",
+    quote=Quote("그건 다음 실험에서 수조 토큰으로 학습된 진짜 모델의 임베딩으로 확인해 보도록 하겠습니다",
+                "we will check that in the next experiment with the embeddings of a real model trained on trillions "
+                "of tokens"),
+    expect="refuted",
+    expect_source="arithmetic on the GPT-2 paper's figure (Radford et al. 2019, §2.1: 40 GB of WebText): at most "
+                  "4 × 10¹⁰ tokens at one byte per token, 25× short of 10¹²; registered before this row first ran "
+                  "(issue 43)",
+    post_value="수조 (trillions)", unit="(tokens, at most)",
+    tolerance=at_least(TRILLIONS, reason="'수조' (several trillion) read at its smallest: 10¹²"),
+)
+def test_training_tokens_trillions(verify):
+    most = WEBTEXT_BYTES / MIN_BYTES_PER_TOKEN
+    verify(most, details={"WebText (Radford et al. 2019, §2.1)": "40 GB", "bytes per token, at least": MIN_BYTES_PER_TOKEN,
+                          "passes over WebText needed for 10¹² tokens, at least": TRILLIONS / most})
 
 
 @functools.cache
