@@ -9,14 +9,12 @@ Issue 30: eight rows named post A while quoting post B, and three quotes dropped
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from declarations import collect
+from post_texts import POST_TEXTS, SEEDS
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-POST_TEXTS = {"A": "000_86fb1aaf3ae0498f.txt", "B": "002_76efdfd3f753ef97.txt"}  # the registry's id → its copy
 _IGNORED = re.compile(r"[\s'\"“”‘’「」*]+")  # whitespace, quotation marks, Markdown's ** emphasis
 
 
