@@ -65,7 +65,7 @@ def _verify_ratio(verify) -> None:
               "10,000 compared → these 9), not the wall time of a whole step (ns.wallclock_speedup, kind literal); "
               "'수천 배' is read, as the reading rule reads a round figure of speech, as 'thousands of times' "
               "(≥ 1,000×), the gloss this row's version 1 gave it; the word's strict lower bound, 2,000×, is the "
-              "literal row ns.flop_ratio_several_thousand. " + MEASURE,
+              "literal row ns.several_thousand_times. " + MEASURE,
     post_value="수천 배 (several thousand ×)", unit="×",
     tolerance=at_least(1000, reason="'수천 배' as a careful reader takes a round figure of speech: thousands of "
                              "times, the order of magnitude 10³ (≥ 1,000×); a ratio in the hundreds would miss it"),
@@ -76,7 +76,7 @@ def _verify_ratio(verify) -> None:
                   "vs 1 + 8 = 9), gives V/(K+1) = 1,111 ≥ 1,000: thousands of times, as the sentence says",
     version=4,
     version_note="v4 (issue 43, the reading rule): '수천 배' is read as the order of magnitude it names (≥ 1,000×, "
-                 "holds), the strict 'at least 2,000×' becomes the literal row ns.flop_ratio_several_thousand (kind "
+                 "holds), the strict 'at least 2,000×' becomes the literal row ns.several_thousand_times (kind "
                  "literal, refuted, never counted against the post): v3 counted a figure of speech missed by 1.8× "
                  "(1,111 against 2,000) as the post's error, the looser wording the rule excludes. Measure "
                  "unchanged. v3: re-read under the reading rule (issue 19): which reading is tested ('계산 속도' = "
@@ -87,7 +87,7 @@ def test_flop_ratio(verify):
 
 
 @claim(
-    id="ns.flop_ratio_several_thousand",
+    id="ns.several_thousand_times",
     basis="computed",
     post="A", section="skip-gram",
     source="Post A, '핵심 아이디어 (2) 네거티브 샘플링' ('계산 속도가 수천 배 빨라집니다')",
@@ -102,5 +102,5 @@ def test_flop_ratio(verify):
     expect_source="arithmetic before measuring: V/(K+1) = 10,000/9 = 1,111 < 2,000 (post A's own numbers)",
     version=1,
 )
-def test_flop_ratio_several_thousand(verify):
+def test_several_thousand_times(verify):
     _verify_ratio(verify)

@@ -21,7 +21,7 @@ KERNELS_DEVIATION = (f"Skip-gram's step is computed as --claims-w2v-kernels name
                      f"by default fast, {KERNELS['fast']}, fewer CPU-seconds per step; post is post A's code as "
                      f"written ({KERNELS['post']}). The algorithm, draws and seed are the post's either way; the tables "
                      "differ by float rounding (benchmarks/bench_word2vec.py prints the drift).")
-# Post A's negative-sampling sentence, tested by ns.flop_ratio (its reading), ns.flop_ratio_several_thousand and
+# Post A's negative-sampling sentence, tested by ns.flop_ratio (its reading), ns.several_thousand_times and
 # ns.wallclock_speedup (literal ones).
 NS_QUOTE = Quote("10,000개를 다 비교하지 말고, 진짜 정답(주변 단어) 1개와 아무렇게나 뽑은 오답(무작위 단어) 8개만 "
                  "가져와서, 이 9개 중에서만 진짜와 가짜를 구별하게 만드는 겁니다. 이렇게 하면 계산 속도가 수천 배 "

@@ -144,7 +144,7 @@ Sentence = tuple[str, str, str]  # (kind, post, the quote's text; the claim's id
 
 
 def sentence_of(row: Row) -> Sentence:
-    """The sentence a row judges: its kind, its post and its quote's text, whatever claim the row belongs to (a claim
+    """The sentence a row judges: its kind, the post it is from, its quote's text, whatever claim the row belongs to (a claim
     whose rows quote nothing, in a report of an earlier schema, is one sentence)."""
     text = " ".join(row.quote.text.split()) if row.quote else ""
     return row.kind, row.post or "", text or f"claim {row.claim_id or row.id}"

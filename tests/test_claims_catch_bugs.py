@@ -165,7 +165,7 @@ MUTATIONS = {
         def pytest_collection_modifyitems(items):
             for item in items:
                 item.module.VOCAB = 100_000
-        """, {"ns.flop_ratio_several_thousand"}),
+        """, {"ns.several_thousand_times"}),
     # the post's reading fails on a saving in the hundreds: a 5,000-word vocabulary gives 556×
     "ns_smaller_vocabulary": (["test_negative_sampling.py"], """
         def pytest_collection_modifyitems(items):
