@@ -113,7 +113,12 @@ def index(doc: Document, registry: Registry, books: dict[str, Book], catalogue: 
     lines = [GENERATED, "# Claims report", "",
              *wrap("What holds in each post, as measured by this suite: per post its counts, then every claim that "
                    "was refuted or left undecided, by name, with the post's value and ours (each links to its row). "
-                   "Every row: the post pages; totals, expectations and runs: below."), ""]
+                   "Every row: the post pages; totals, expectations and runs: below."), "",
+             *wrap(f"Marks: ❌ refuted · ❔ inconclusive (+n SD from the bound b: within {DECISION_SIGMAS:g} noise SDs "
+                   f"of it) · *computed*: arithmetic on given numbers, not a measurement, and *by construction*: true "
+                   f"whatever the code does, both counted apart · {REREAD} "
+                   f"re-read: the row's reading changed after an earlier report measured it (Re-readings, below) · "
+                   f"{REVISED} the expectation was set after an earlier measurement."), ""]
     for post in registry.posts:
         book = books.get(post.id, {})
         on = [r for _, part in book.values() for r in part]
