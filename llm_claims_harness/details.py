@@ -9,7 +9,7 @@ from collections import Counter
 
 from llm_claims_harness.legend import Legend
 from llm_claims_harness.provenance import unregistered
-from llm_claims_harness.report import REREAD, kind_counts, reading_steps, show
+from llm_claims_harness.report import NEITHER, REREAD, kind_counts, reading_steps, show
 from llm_claims_harness.row import Row
 from llm_claims_harness.text import cut, wrap
 
@@ -81,10 +81,12 @@ def _readings(r: Row, cap: dict[str, int]) -> list[str]:
         worded = all(reading[f] == then[f] for f in ("tolerance", "expected")) and reading["kind"] in (then["kind"],
                                                                                                      "unnamed")
         statement = f": {cut(reading['statement'], max(cap['case'], 80))}" if worded else ""
+        kind = "kind not yet recorded" if reading["kind"] == "unnamed" else f"kind {reading['kind']}"
+        moved = {NEITHER: "the post's count unchanged"}.get(direction, direction)
         lines += wrap(f"`{r.id}` {REREAD} read as v{reading['version']} from {reading['since']} "
-                      f"({reading['commit'] or 'uncommitted'}): {reading['kind']}, `{reading['tolerance']}`, expected "
+                      f"({reading['commit'] or 'uncommitted'}): {kind}, `{reading['tolerance']}`, expected "
                       f"{reading['expected']}{statement} → gave {reading['verdict']} ({show(reading['measured'])}); "
-                      f"changed ({direction}): {why}", "  - ")
+                      f"changed ({moved}): {why}", "  - ")
     if r.readings_note:
         lines += wrap(f"`{r.id}` {r.readings_note}", "  - ")
     return lines

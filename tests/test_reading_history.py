@@ -107,7 +107,7 @@ def test_the_page_and_the_index_show_a_re_reading() -> None:
     row = _row().with_history([_reading(2, "post", "refuted", why="v3 said why")], "v1 is in no committed report")
     assert markdown.verdict_cell(row, {}).endswith(report.REREAD)
     details = "\n".join(topic_lines("T", [row], "t", LEVELS[0]))
-    assert "read as v2 from 2026-11-29 (abc1234): post, `≥ 2000`, expected refuted" in details
+    assert "read as v2 from 2026-11-29 (abc1234): kind post, `≥ 2000`, expected refuted" in details
     assert "gave refuted (1111.1); changed (toward the post): v3 said why" in details
     assert "v1 is in no committed report" in details
     lines = "\n".join(index.rereading_lines([row, _row(id="z.z")]))
