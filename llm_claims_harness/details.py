@@ -10,7 +10,7 @@ from collections import Counter
 from llm_claims_harness.legend import Legend
 from llm_claims_harness.provenance import unregistered
 from llm_claims_harness.report import NEITHER, REREAD, kind_counts, reading_steps, show
-from llm_claims_harness.row import Row
+from llm_claims_harness.row import UNNAMED_KIND, Row
 from llm_claims_harness.text import cut, wrap
 
 
@@ -79,9 +79,9 @@ def _readings(r: Row, cap: dict[str, int]) -> list[str]:
                                                            "expected": r.expected_verdict}
         # the earlier statement where it is what changed (in full: results.json)
         worded = all(reading[f] == then[f] for f in ("tolerance", "expected")) and reading["kind"] in (then["kind"],
-                                                                                                     "unnamed")
+                                                                                                     UNNAMED_KIND)
         statement = f": {cut(reading['statement'], max(cap['case'], 80))}" if worded else ""
-        kind = "kind not yet recorded" if reading["kind"] == "unnamed" else f"kind {reading['kind']}"
+        kind = "kind not yet recorded" if reading["kind"] == UNNAMED_KIND else f"kind {reading['kind']}"
         moved = {NEITHER: "the post's count unchanged"}.get(direction, direction)
         lines += wrap(f"`{r.id}` {REREAD} read as v{reading['version']} from {reading['since']} "
                       f"({reading['commit'] or 'uncommitted'}): {kind}, `{reading['tolerance']}`, expected "

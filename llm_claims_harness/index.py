@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from llm_claims_harness.declare import DECISION_SIGMAS
-from llm_claims_harness.markdown import BASES, measured_cell, post_cell, row_anchor
+from llm_claims_harness.markdown import BASIS_LABELS, measured_cell, post_cell, row_anchor
 from llm_claims_harness.posts import Registry
 from llm_claims_harness.report import (AGAINST, MARK, NEITHER, REREAD, REVISED, TOWARD, reading_counts,
                                        reading_steps, sentence_counts, inconclusive, kind_lines,
@@ -60,7 +60,8 @@ def rereading_lines(rows: list[Row], show: Callable[[str], str] = str) -> list[s
     c = reading_counts(rows)
     if not c["rows"]:
         return []
-    moved = {way: sorted({r.id for r in rows for _, d in reading_steps(r) if d == way}) for way in (TOWARD, AGAINST)}
+    ways = {r.id: {d for _, d in reading_steps(r)} for r in rows if r.readings}
+    moved = {way: sorted(rid for rid, ds in ways.items() if way in ds) for way in (TOWARD, AGAINST)}
     changes = c[TOWARD] + c[AGAINST] + c[NEITHER]
     said = (f"{REREAD} Re-readings: **{plural(c['rows'], 'row')} re-read after a committed report measured "
             f"{'it' if c['rows'] == 1 else 'them'}** ({plural(changes, 'change')} of kind, bound, expectation or "
@@ -76,7 +77,7 @@ def named_line(r: Row, page: str) -> str:
     statement on one line, the post's value and ours with units."""
     undecided = (f" {r.margin_sigma:+.1f} SD from {r.tolerance.describe()}"
                  if r.verdict == "inconclusive" and isinstance(r.margin_sigma, (int, float)) else "")
-    basis = f" *{BASES[r.basis]}*" if BASES.get(r.basis) else ""
+    basis = f" *{BASIS_LABELS[r.basis]}*" if BASIS_LABELS.get(r.basis) else ""
     return (f"- {MARK[r.verdict]}{undecided}{' ' + REVISED if r.revision else ''}{' ' + REREAD if r.readings else ''}{basis} "
             f"[{r.id}]({page}#{row_anchor(r.id)}): {cell(shorten(r.statement, STATEMENT))} — post: {post_cell(r)} · "
             f"ours: {measured_cell(r)}")

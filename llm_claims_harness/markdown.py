@@ -76,7 +76,7 @@ MARKS = {"✅": "✅ holds (a post's claim: confirmed)",
          "±": "± the noise SD measured at the row's protocol point; [a, b] an interval"}
 KINDS = {"post": "", "literal": "literal reading, not counted", "beyond": "beyond the posts",
          "control": "control"}  # the verdict cell names every kind but the post's own claim
-BASES = {"measured": "", "computed": "computed", "construction": "by construction"}  # the cell names a value's basis
+BASIS_LABELS = {"measured": "", "computed": "computed", "construction": "by construction"}  # the cell names a value's basis
 Where = Callable[[Row], str]  # a row's § cell
 
 
@@ -146,7 +146,7 @@ def verdict_cell(r: Row, labels: dict[str, str]) -> str:
     if unregistered(r.inputs or {}):
         text += " ⚑"
     text += f" · *{KINDS[r.kind]}*" if KINDS.get(r.kind) else ""
-    return text + (f" · *{BASES[r.basis]}*" if BASES.get(r.basis) else "")
+    return text + (f" · *{BASIS_LABELS[r.basis]}*" if BASIS_LABELS.get(r.basis) else "")
 
 
 def _figures(r: Row) -> str:

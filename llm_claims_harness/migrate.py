@@ -13,6 +13,7 @@ import dataclasses
 import re
 from typing import Any
 
+from llm_claims_harness.row import UNNAMED_KIND
 from llm_claims_harness.tolerance import Tolerance
 
 # Tolerance.describe()'s text: "exact", "|Δ| ≤ 5e-05 + 0.01·|ref|", "≤ 1e-09", "> 0", ...
@@ -75,6 +76,7 @@ def document(data: dict, version: int) -> dict:
                                "source": old.get("preregistered_source", ""), **revision}
         rid = str(old.get("id", ""))
         defaults = {"claim_id": rid.split("[")[0], "case": rid[len(rid.split("[")[0]) + 1:-1] or None, "post": None,
+                    "kind": UNNAMED_KIND,
                     "section": None, "expect_source": "", "preregistered_expect": old.get("expected_verdict"),
                     "preregistered_source": old.get("expect_source", ""), "revision": None, "quote": None,
                     "version_note": "", "deviation": "", "figures": []}

@@ -40,7 +40,6 @@ from llm_claims_harness.text import plural
 STATE = pytest.StashKey["RunState"]()
 RUN_ID = pytest.StashKey[str]()
 REGISTRY = pytest.StashKey[Registry]()
-HISTORY = pytest.StashKey[results.History]()
 _PROPERTY, _SAMPLES, _FAULT = "claim_row", "claim_samples", "claim_output_fault"  # what a test report carries
 # of an error row's exception, kept as its reason: a suite's one-line input fault (file, both hashes, the fix: about
 # 600 characters) whole; a long assertion diff cut
@@ -73,6 +72,7 @@ class RunState:
         self.unwritten = ""  # why the report could not be written, when it could not
         self.signal = ""  # the Ctrl-C or pytest.exit() that ended the run, when one did
         self.output_faults: list[dict[str, Any]] = []  # what the run's own output could not write (OUTPUT_FAULTS)
+        self.history = collection.readings(config)  # the suite's record of earlier readings, checked before measuring
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -108,7 +108,7 @@ class RunState:
             committed = committed_dir(config)
             self.written, self.warning = results.write(make_report_dir(config), results.Measured(
                 run=run_id(config), environment=env, rows=self.rows, samples=self.samples, collected=self.collected,
-                root=config.rootpath, history=config.stash[HISTORY]), config.stash[REGISTRY], prepare=functools.partial(
+                root=config.rootpath, history=self.history), config.stash[REGISTRY], prepare=functools.partial(
                     start_from, committed, started=self.started) if committed else None)
         except OSError as exc:  # all files are written or none (write_texts_atomic)
             fix = "free space on its disk, or name" if exc.errno == errno.ENOSPC else "name"
@@ -181,7 +181,6 @@ def pytest_configure(config: pytest.Config) -> None:
     except PostRegistryError as exc:
         raise pytest.UsageError(f"pytest_claims_posts: {exc}") from None
     collection.check_posts(config, config.stash[REGISTRY])
-    config.stash[HISTORY] = collection.readings(config)
     config.stash[PLAN] = RunPlan.of(config)
     state = RunState(config)
     config.stash[STATE] = state
@@ -296,5 +295,6 @@ def _junit(value: Any) -> str:
 
 
 def _skip_reason(rep: pytest.TestReport) -> str:
-    three = isinstance(rep.longrepr, tuple) and len(rep.longrepr) == 3
-    return str(rep.longrepr[2]).removeprefix("Skipped: ") if three else str(rep.longrepr)  # type: ignore[index]
+    if isinstance(rep.longrepr, tuple) and len(rep.longrepr) == 3:
+        return str(rep.longrepr[2]).removeprefix("Skipped: ")
+    return str(rep.longrepr)

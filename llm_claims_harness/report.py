@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from llm_claims_harness.declare import NO_PREDICTION, VERDICTS, flatten
-from llm_claims_harness.row import Row
+from llm_claims_harness.row import UNNAMED_KIND, Row
 from llm_claims_harness.text import plural
 
 ORDER = ("holds", "refuted", "inconclusive", "skipped", "error")
@@ -25,7 +25,7 @@ AS_DESIGNED = "☑"  # a control's decided verdict is the one its design expects
 JUDGED = ("post", "literal")  # the kinds whose rows judge a post's sentence: counted per sentence as well as per row
 REVISED = "✎"  # the row's expectation was set after measuring (a finding or a regression check, not a prediction)
 REREAD = "↻"  # the row's reading (kind, tolerance, expectation, statement) changed after a committed report measured it
-# A re-reading's direction: what it did to the post's count (see reading_direction)
+# A re-reading's direction: what it did to the post's count (see reading_steps)
 TOWARD, AGAINST, NEITHER = "toward the post", "against the post", "neither"
 # How the summary names a verdict for each kind of claim: a control is judged against its design.
 KIND_TITLES = {"post": "the posts' claims", "literal": "literal readings (not counted against the posts)",
@@ -95,10 +95,10 @@ SENTENCE_RULE = ("A sentence judged is one quoted sentence of a post, counted on
 
 
 def bucket(row: Row) -> str:
-    """Where a row's verdict is counted: apart by its basis when it was not measured (``computed``: arithmetic on
-    given numbers or a library constant; ``construction``: true by construction), apart as :data:`REVISED` when its
-    expectation was set after measuring, else with the measurements (``""``)."""
-    return row.basis if row.basis != "measured" else REVISED if row.revision else ""
+    """Where a row's verdict is counted: apart as :data:`REVISED` when its expectation was set after measuring, apart
+    by its basis when it was not measured (``computed``: arithmetic on given numbers or a library constant;
+    ``construction``: true by construction), else with the measurements (``""``)."""
+    return REVISED if row.revision else "" if row.basis == "measured" else row.basis
 
 
 # What each bucket counted apart is called, in the order a count line gives them
@@ -170,11 +170,9 @@ def sentence_bucket(rows: list[Row]) -> str:
     """Where a sentence's verdict is counted (:func:`bucket`): apart as :data:`REVISED` when it rests on a row whose
     expectation was set after measuring; with the measurements when a measured row gives it; else apart by the basis
     of the rows that give it (``computed`` before ``construction``)."""
-    giving = [r for r in rows if r.verdict == sentence_verdict(rows)]
-    places = {bucket(r) for r in giving}
-    if any(r.revision for r in giving):
-        return REVISED
-    return next(b for b in ("", "computed", "construction") if b in places or b == "construction")
+    verdict = sentence_verdict(rows)
+    places = {bucket(r) for r in rows if r.verdict == verdict}
+    return next((b for b in (REVISED, "", "computed") if b in places), "construction")
 
 
 def sentence_lines(rows: Iterable[Row]) -> list[str]:
@@ -250,9 +248,9 @@ def reading_steps(row: Row) -> list[tuple[dict, str]]:
     confirmation; an undecided one a confirmation), ``AGAINST`` for the reverse, ``NEITHER`` when the post's count
     is the same. A reading recorded before rows named their kind takes the kind of the reading after it."""
     after = [*row.readings[1:], {"kind": row.kind, "verdict": row.verdict}]
-    kinds = [r.get("kind", "") for r in (*row.readings, after[-1])]
+    kinds = [r["kind"] for r in (*row.readings, after[-1])]
     for i in range(len(kinds) - 2, -1, -1):  # an unnamed kind is the next reading's
-        if kinds[i] in ("", "unnamed"):
+        if kinds[i] == UNNAMED_KIND:
             kinds[i] = kinds[i + 1]
     steps = []
     for i, (reading, then) in enumerate(zip(row.readings, after)):

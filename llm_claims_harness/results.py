@@ -102,11 +102,23 @@ def read(path: Path) -> Document:
         InputError: the file is missing or unreadable, not JSON, another schema, or a row is malformed or repeated.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: unreadable ({exc})") from None
+    return parse(text, str(path))
+
+
+def parse(text: str, path: str) -> Document:
+    """The document ``text`` holds (a ``results.json``'s contents, any schema version), ``path`` naming it in errors
+    (a file, or ``<commit>:reports/results.json`` of a repository's history).
+
+    Raises:
+        InputError: as :func:`read`, for what the text holds.
+    """
+    try:
+        data = json.loads(text)
     except ValueError as exc:
         raise InputError(f"{path}: not JSON ({exc}); expected a results.json the claims report wrote") from None
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list):

@@ -66,6 +66,9 @@ class Quote:
     gloss: str
 
 
+UNNAMED_KIND = "unnamed"  # the kind of a row of a report written before rows named their kind (the first schema)
+
+
 @dataclasses.dataclass(frozen=True)
 class Reading:
     """A reading a row had before its current one, as a committed report measured it: the claim's ``version``, the
@@ -73,8 +76,9 @@ class Reading:
     ``tolerance`` (as the report wrote it: ``≥ 2000``) and ``expected`` verdict, the ``verdict`` and ``measured``
     value of the last committed report under it, and ``why`` it was replaced (the version note of the reading after
     it; empty: the row's own version note). A suite records these (the ``pytest_claims_readings`` hook); the report
-    marks the row and says, for each change, whether it moved the verdict toward the post, against it, or neither
-    (:func:`llm_claims_harness.report.reading_direction`)."""
+    marks the row and says, for each change, whether it moved the post's count up, down, or left it
+    (:func:`llm_claims_harness.report.reading_steps`). A reading of a report that named no kinds has kind
+    :data:`UNNAMED_KIND`."""
 
     version: int
     since: str
@@ -106,7 +110,8 @@ class Declared:
     post: str | None = _f("the registered post the row comes from (`null`: none)")
     section: str | None = _f("the post's section, a registered section id (`null` without a post)")
     kind: str = _f("`post` (the post's claim, read charitably), `literal` (a literal reading, never counted against "
-                   "the post), `beyond` (beyond the post, citing a paper) or `control`")
+                   "the post), `beyond` (beyond the post, citing a paper) or `control`; `unnamed` in a row read from a "
+                   "report of the first schema, which named no kinds")
     source: str = _f("where the claim comes from, in words (post, section, the paper)")
     statement: str = _f("the claim, in our words")
     post_value: Any = _f("the post's number (`null` when it gives none)")

@@ -58,3 +58,12 @@ def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("VIRTUAL_ENV", "TORCH_INDEX", "PYTHONPATH", "PIP_CONSTRAINT")}
     return env | {"PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}", "VIRTUAL_ENV": str(venv)}
+
+
+@pytest.fixture(scope="session")
+def declared_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """Every row the suite's claims declare (:func:`declarations.collect`: one collecting subprocess per session, for
+    every test that reads the declarations)."""
+    from declarations import collect
+
+    return collect(tmp_path_factory.mktemp("declared"))

@@ -13,8 +13,8 @@ import pytest
 from llm_claims_harness import markdown, report
 from llm_claims_harness.declare import Case, ClaimDeclarationError, claim, exact
 from llm_claims_harness.results import read
-from llm_claims_harness.row import Row
-from llm_claims_harness.tolerance import Tolerance
+from llm_claims_harness.row import Quote, Row
+from report_rows import QUOTE, make
 
 ROOT = Path(__file__).resolve().parents[1]
 # The rows the audit of issue 43 names: arithmetic on the post's numbers or a library's defaults, and tautologies
@@ -27,12 +27,9 @@ CONSTRUCTION = {"input.shape_over_length[add_width]", "input.add_keeps_width[add
                 "attn.order_blind_without_pe[without_pe]"}
 
 
-def _row(rid: str, verdict: str, basis: str = "measured", quote: str = "") -> Row:
-    return Row(id=rid, claim_id=rid, case=None, post="A", section="s", kind="post", source="s", statement="s",
-               post_value=None, unit="", tolerance=Tolerance("at_least", "r", bound=1.0), expected_verdict="holds",
-               expect_source="e", preregistered_expect="holds", preregistered_source="e", revision=None, quote=None,
-               version=1, version_note="", deviation="", basis=basis, verdict=verdict, measured=2.0,
-               as_expected=verdict == "holds")
+def _row(rid: str, verdict: str, basis: str = "measured") -> Row:
+    """A post row of its own sentence (report_rows.make), measured or not as ``basis`` says."""
+    return dataclasses.replace(make(rid, verdict=verdict, quote=Quote(f"문장 {rid}", f"sentence {rid}")), basis=basis)
 
 
 def test_a_computed_or_constructed_confirmation_is_not_a_measured_one() -> None:
@@ -51,7 +48,7 @@ def test_a_computed_or_constructed_confirmation_is_not_a_measured_one() -> None:
 
 def test_a_sentence_a_measurement_confirms_is_measured() -> None:
     """One sentence tested by a computed row and a measured one is the measurement's (the measured row gives it)."""
-    rows = [dataclasses.replace(r, claim_id="a.x") for r in (_row("a.x[m]", "holds"), _row("a.x[c]", "holds", "computed"))]
+    rows = [dataclasses.replace(r, quote=QUOTE) for r in (_row("a.x[m]", "holds"), _row("a.x[c]", "holds", "computed"))]
     assert report.sentence_bucket(rows) == ""
     assert report.sentence_bucket(rows[1:]) == "computed"
 

@@ -12,7 +12,6 @@ import re
 
 import pytest
 
-from declarations import collect
 from post_texts import POST_TEXTS, SEEDS
 
 _IGNORED = re.compile(r"[\s'\"“”‘’「」*]+")  # whitespace, quotation marks, Markdown's ** emphasis
@@ -42,8 +41,8 @@ def posts() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def quoted_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    rows = [r for r in collect(tmp_path_factory.mktemp("declared")) if r["kind"] in ("post", "literal")]
+def quoted_rows(declared_rows: list[dict]) -> list[dict]:
+    rows = [r for r in declared_rows if r["kind"] in ("post", "literal")]
     assert len(rows) > 100
     return rows
 

@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 
 from claims import readings
-from declarations import collect
 from llm_claims_harness import index, markdown, report
 from llm_claims_harness.details import topic_lines
 from llm_claims_harness.markdown import LEVELS
-from llm_claims_harness.row import Reading, Row
-from llm_claims_harness.tolerance import Tolerance
+from llm_claims_harness.row import UNNAMED_KIND, Reading, Row
+from report_rows import make
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = readings.load()["rows"]
@@ -38,15 +37,11 @@ def test_the_record_is_what_the_history_gives() -> None:
     assert run.returncode == 0, run.stderr
 
 
-@pytest.fixture(scope="module")
-def declared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    return {r["id"]: r for r in collect(tmp_path_factory.mktemp("declared"))}
-
-
-def test_every_row_past_version_1_of_the_posts_is_recorded_at_its_version(declared: dict[str, dict]) -> None:
+def test_every_row_past_version_1_of_the_posts_is_recorded_at_its_version(declared_rows: list[dict]) -> None:
     """A post or literal row whose claim's version moved past 1 changed something after a measurement: its record says
     what (its earlier readings) or that nothing of its reading changed (none), at the version declared now: a new
     version without a new record fails here until the report is regenerated and the tool run."""
+    declared = {r["id"]: r for r in declared_rows}
     due = {rid for rid, r in declared.items() if r["kind"] in ("post", "literal") and r["version"] > 1}
     assert len(due) > 60
     missing = sorted(due - set(RECORD))
@@ -75,14 +70,10 @@ def test_the_named_re_readings_are_on_the_record() -> None:
     assert flop[-1]["tolerance"] == "≥ 2000" and flop[-1]["expected"] == "refuted" and flop[-1]["kind"] == "post"
 
 
-def _row(**fields) -> Row:
-    base = dict(id="x.y", claim_id="x.y", case=None, post="A", section="s", kind="post", source="s",
-                statement="a claim", post_value=None, unit="", tolerance=Tolerance("at_least", "r", bound=1000.0),
-                expected_verdict="holds", expect_source="e", preregistered_expect="holds", preregistered_source="e",
-                revision=None, quote=None, version=3, version_note="v3: read as the order of magnitude",
-                deviation="", verdict="holds", measured=1111.1, topic="T", nodeid="claims/test_x.py::test_y",
-                as_expected=True)
-    return Row(**{**base, **fields})
+def _row(rid: str = "x.y", **fields) -> Row:
+    """A post row (report_rows.make) at version 3, its fields as ``fields`` give them."""
+    return dataclasses.replace(make(rid, version=3, measured=1111.1), version_note="v3: read as the order of magnitude",
+                               **fields)
 
 
 def _reading(version: int, kind: str, verdict: str, why: str = "") -> Reading:
@@ -93,13 +84,13 @@ def _reading(version: int, kind: str, verdict: str, why: str = "") -> Reading:
 def test_directions_follow_the_posts_count() -> None:
     """Refuted post row → holds: toward the post; post row holding → a beyond row: against it (a confirmation left
     the count); a reading without a kind takes the next one's; an unchanged count: neither."""
-    toward = _row().with_history([_reading(1, "unnamed", "refuted", "v2: kinds"), _reading(2, "post", "refuted")], "")
+    toward = _row().with_history([_reading(1, UNNAMED_KIND, "refuted", "v2: kinds"), _reading(2, "post", "refuted")], "")
     assert [d for _, d in report.reading_steps(toward)] == [report.NEITHER, report.TOWARD]
     away = _row(kind="beyond").with_history([_reading(1, "post", "holds")], "")
     assert [d for _, d in report.reading_steps(away)] == [report.AGAINST]
     literal = _row(kind="literal", verdict="refuted").with_history([_reading(1, "post", "refuted")], "")
     assert [d for _, d in report.reading_steps(literal)] == [report.TOWARD]
-    c = report.reading_counts([toward, away, literal, _row(id="z.z")])
+    c = report.reading_counts([toward, away, literal, _row("z.z")])
     assert (c["rows"], c[report.TOWARD], c[report.AGAINST], c[report.NEITHER]) == (3, 2, 1, 1)
 
 
@@ -110,7 +101,7 @@ def test_the_page_and_the_index_show_a_re_reading() -> None:
     assert "read as v2 from 2026-11-29 (abc1234): kind post, `≥ 2000`, expected refuted" in details
     assert "gave refuted (1111.1); changed (toward the post): v3 said why" in details
     assert "v1 is in no committed report" in details
-    lines = "\n".join(index.rereading_lines([row, _row(id="z.z")]))
+    lines = "\n".join(index.rereading_lines([row, _row("z.z")]))
     assert "1 row re-read" in lines and "1 toward the post" in lines and "0 against it" in lines
     assert "toward the post: x.y" in lines
     plain = dataclasses.replace(row, readings=[], readings_note="")

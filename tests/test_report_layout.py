@@ -17,7 +17,7 @@ from report_rows import ENV, REGISTRY, ROOT, RUN, cells, document, doubled, make
 from claims.posts import POSTS
 from llm_claims_harness import markdown, pages, results
 from llm_claims_harness.compare import compare
-from llm_claims_harness.row import Row
+from llm_claims_harness.row import UNNAMED_KIND, Row
 from llm_claims_harness.tolerance import exact
 
 
@@ -222,3 +222,14 @@ def test_a_figure_outside_the_report_directory_is_refused(pytester: pytest.Pytes
     pytester.runpytest().assert_outcomes(passed=1, failed=1)
     rows = {r["id"]: r for r in json.loads((pytester.path / LOCAL_REPORT / "results.json").read_text())["claims"]}
     assert rows["toy.bumped"]["verdict"] == "error" and "relative to the report directory" in rows["toy.bumped"]["reason"]
+
+
+def test_a_first_schema_report_without_kinds_reads_with_its_kind_unnamed() -> None:
+    """The earliest committed reports (no ``schema``, rows without ``kind``) read through the one loader, from text
+    as ``tools/reading_history.py`` reads them out of git: each row's kind is ``unnamed``, never a kind guessed."""
+    first = {k: v for k, v in V4_ROW.items() if k not in ("kind", "quote", "preregistered_expect",
+                                                           "preregistered_source", "revision")}
+    doc = results.parse(json.dumps({"environment": ENV, "claims": [first]}), "abc1234:reports/results.json")
+    assert doc.migrated_from == 1 and [(r.id, r.kind) for r in doc.rows] == [("toy.old[a]", UNNAMED_KIND)]
+    with pytest.raises(results.InputError, match="^abc1234:reports/results.json: not JSON"):
+        results.parse("{", "abc1234:reports/results.json")

@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from claims import readings  # noqa: E402
+from llm_claims_harness import results  # noqa: E402
 from llm_claims_harness.atomic import write_text_atomic  # noqa: E402
-from llm_claims_harness.migrate import tolerance_from_text  # noqa: E402
 from llm_claims_harness.report import show  # noqa: E402
+from llm_claims_harness.row import UNNAMED_KIND, Row  # noqa: E402
 from llm_claims_harness.text import cut  # noqa: E402
-from llm_claims_harness.tolerance import Tolerance  # noqa: E402
 
 REPORT = "reports/results.json"
 QUOTED = ("post", "literal")  # the kinds whose rows judge a post
@@ -45,14 +45,9 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
 
 
-def _rows(text: str) -> list[dict[str, Any]]:
-    data = json.loads(text)
-    return data["claims"] if isinstance(data, dict) else data
-
-
-def snapshots() -> list[tuple[str, str, dict[str, dict]]]:
-    """``(commit, date, rows by id)`` of every committed report, oldest first, then the working copy's when it differs
-    from the last commit's (commit ``""``).
+def snapshots() -> list[tuple[str, str, dict[str, Row]]]:
+    """``(commit, date, rows by id)`` of every committed report, oldest first, each read by the harness's loader
+    (any schema), then the working copy's when it differs from the last commit's (commit ``""``).
 
     Raises:
         SystemExit: the clone is shallow (its history is cut).
@@ -62,37 +57,29 @@ def snapshots() -> list[tuple[str, str, dict[str, dict]]]:
     out = []
     for line in _git("log", "--reverse", "--format=%h %as", "--", REPORT).splitlines():
         commit, date = line.split()
-        out.append((commit, date, {r["id"]: r for r in _rows(_git("show", f"{commit}:{REPORT}"))}))
+        doc = results.parse(_git("show", f"{commit}:{REPORT}"), f"{commit}:{REPORT}")
+        out.append((commit, date, {r.id: r for r in doc.rows}))
     working = (ROOT / REPORT).read_text(encoding="utf-8")
     if not out or working != _git("show", f"HEAD:{REPORT}"):
-        out.append(("", "", {r["id"]: r for r in _rows(working)}))
+        out.append(("", "", {r.id: r for r in results.parse(working, REPORT).rows}))
     return out
 
 
-def _tolerance(tol: Any) -> str:
-    if isinstance(tol, dict):
-        return Tolerance(**tol).describe()
-    try:
-        return tolerance_from_text(tol).describe()  # an old report's text, read as today's
-    except ValueError:
-        return str(tol)
-
-
-def _reading(row: dict) -> dict[str, Any]:
-    return {"version": int(row.get("version") or 1), "kind": row.get("kind") or "",
-            "statement": row.get("statement", ""), "tolerance": _tolerance(row.get("tolerance")),
-            "expected": row.get("expected_verdict") or row.get("expect") or "holds"}
+def _reading(row: Row) -> dict[str, Any]:
+    return {"version": row.version, "kind": row.kind, "statement": row.statement,
+            "tolerance": row.tolerance.describe(), "expected": row.expected_verdict}
 
 
 def _changed(old: dict, new: dict) -> bool:
     """Whether ``new`` reads the row otherwise than ``old``: kind (where both name one), tolerance, expectation, or
     the statement with a new version."""
-    return ((old["kind"] and new["kind"] and old["kind"] != new["kind"]) or old["tolerance"] != new["tolerance"]
+    named = UNNAMED_KIND not in (old["kind"], new["kind"])
+    return ((named and old["kind"] != new["kind"]) or old["tolerance"] != new["tolerance"]
             or old["expected"] != new["expected"]
             or (old["version"] != new["version"] and old["statement"] != new["statement"]))
 
 
-def history(shots: list[tuple[str, str, dict[str, dict]]]) -> dict[str, dict[str, Any]]:
+def history(shots: list[tuple[str, str, dict[str, Row]]]) -> dict[str, dict[str, Any]]:
     """The record of every current row whose kind is or was post or literal and that has an earlier reading or a
     version above 1 (see the module's docstring), by row id."""
     current = shots[-1][2]
@@ -107,30 +94,30 @@ def history(shots: list[tuple[str, str, dict[str, dict]]]) -> dict[str, dict[str
             reading = _reading(row)
             seen_versions.add(reading["version"])
             if spans and not _changed(spans[-1]["reading"], reading):
-                kind = reading["kind"] or spans[-1]["reading"]["kind"]
+                kind = spans[-1]["reading"]["kind"] if reading["kind"] == UNNAMED_KIND else reading["kind"]
                 spans[-1].update(last=row, last_commit=commit or spans[-1]["last_commit"], reading={**reading, "kind": kind})
                 continue
             if spans and reading["version"] == spans[-1]["reading"]["version"]:
                 why = (f"changed without a version bump after the report of {spans[-1]['last_commit']}: no version "
                        "note says why")
             else:
-                why = row.get("version_note") or ""
+                why = row.version_note
             if spans:
                 spans[-1]["why"] = why
             spans.append({"reading": reading, "since": date, "commit": commit, "last": row, "last_commit": commit,
                           "why": ""})
         kinds = {s["reading"]["kind"] for s in spans}
-        version = int(now.get("version") or 1)
+        version = now.version
         if not kinds & set(QUOTED) or (len(spans) == 1 and version == 1):
             continue
         missing = [v for v in range(1, version + 1) if v not in seen_versions]
         note = (f"{_versions(missing)} {'is' if len(missing) == 1 else 'are'} in no committed report: "
                 f"{'its reading' if len(missing) == 1 else 'their readings'} cannot be reconstructed" if missing else "")
         earlier = [{"version": s["reading"]["version"], "since": s["since"], "commit": s["commit"],
-                    "kind": s["reading"]["kind"] or "unnamed", "statement": s["reading"]["statement"],
+                    "kind": s["reading"]["kind"], "statement": s["reading"]["statement"],
                     "tolerance": s["reading"]["tolerance"], "expected": s["reading"]["expected"],
-                    "verdict": s["last"].get("verdict", ""),
-                    "measured": cut(show(s["last"].get("measured")), MEASURED_CHARS), "why": s["why"]}
+                    "verdict": s["last"].verdict, "measured": cut(show(s["last"].measured), MEASURED_CHARS),
+                    "why": s["why"]}
                    for s in spans[:-1]]
         records[rid] = {"version": version, "readings": earlier, "note": note}
     return dict(sorted(records.items()))
