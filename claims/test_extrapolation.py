@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from claims.extrapolation_common import CHANCE, DEVIATION, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
+from claims.extrapolation_common import CHANCE, DEVIATION, LEARNS, POST_RUNS, REPRODUCE, SOURCE, _mean, _noise
 
 from llm_claims_harness.declare import Case, Quote, at_most, claim, close
 from llm_claims_lab.extrapolation import CURVE_STEPS
@@ -220,9 +220,17 @@ BREAKS = at_most(50.0, reason="effect size: 'training breaks' = the task is not 
     post_value="breaks", unit="%", tolerance=BREAKS,
     deviation=DEVIATION + " The post names no length for 'breaks'; we train at its length 20 (positions 1–20), "
                           "where the numbers are bounded by 20, so a failure here is not from unbounded growth "
-                          "(pe.raw_integer_unbounded measures that part).",
+                          "(pe.raw_integer_unbounded measures that part). Positive control: the row errors unless "
+                          "sinusoidal PE, the post's answer, trained by the same code learns the task (at least "
+                          f"{LEARNS.bound:g} % at 20), so a training loop that learns nothing cannot confirm it; a "
+                          "run with non-finite weights errors too (llm_claims_lab.extrapolation.check_run).",
 )
 def test_raw_integer_breaks_training(verify, extrapolation_lab, calibration, seeds):
+    control = _mean(extrapolation_lab, "sinusoidal", seeds, "acc20")
+    if not control >= LEARNS.bound:
+        pytest.fail(f"positive control failed: sinusoidal PE, trained by the same code, reaches {control:.1f} % at "
+                    f"20 (< {LEARNS.bound:g} %): the training itself does not learn the task, so a low raw-integer "
+                    "accuracy cannot show that the raw numbers break it")
     noise, where = _noise(calibration, "raw_integer", "acc20", seeds)
     verify(_mean(extrapolation_lab, "raw_integer", seeds, "acc20"), noise=noise,
            details={"accuracy at 40": _mean(extrapolation_lab, "raw_integer", seeds, "acc40"),

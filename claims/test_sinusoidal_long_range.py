@@ -238,6 +238,9 @@ def test_unique_rows(verify, case):
 FAR = 100  # "far apart": at least 100 positions
 
 
+SLOW_PAIRS = slice(57, WIDE // 2)  # pairs whose wavelength 2π·10,000^(2i/128) is ≥ 2·(LONG − 1) = 19,998
+
+
 def _pair_distances(seq_len: int, d_model: int) -> torch.Tensor:
     """Distance between positions 0 and k within each (sin, cos) channel pair: ``[seq_len, D/2]`` (float64).
     Each pair is a rotation by k·ω_i, so the distance depends on the gap k alone."""
@@ -284,12 +287,15 @@ def test_slow_channels_separate_far(verify, case):
     wavelength = 2 * math.pi / frequencies(WIDE, dtype=torch.float64)  # [D/2]
     ratio = dist[FAR:].min(0).values / dist[1]  # [D/2]: r_i
     fast = wavelength <= LONG - 1 - FAR  # a whole wavelength fits in gaps 100 … 9,999
-    slow = wavelength >= 2 * (LONG - 1)  # half a wavelength covers every gap
+    slow = torch.zeros_like(fast)  # the pairs the statement names, 57–63: at base 10,000 exactly those whose half
+    slow[SLOW_PAIRS] = True  # wavelength covers every gap (≥ 2·(L − 1)); a table with another base is judged on them
     together = (dist[:, fast] ** 2).sum(1).sqrt()  # [L]: the fast pairs jointly
     far_gap = FAR + int(together[FAR:].argmin())
     details = {"pairs": [int(i) for i in (fast.nonzero().flatten() if case == "fast_pairs_wrap"
                                           else slow.nonzero().flatten())[[0, -1]]],
                "fast pairs jointly: smallest far distance, at gap, vs neighbours":
                    [round(together[far_gap].item(), 3), far_gap, round(together[1].item(), 3)],
-               "slow pairs jointly at that gap": round((dist[far_gap, slow] ** 2).sum().sqrt().item(), 4)}
+               "slow pairs jointly at that gap": round((dist[far_gap, slow] ** 2).sum().sqrt().item(), 4),
+               "shortest wavelength of pairs 57–63 (positions; ≥ 19,998 at base 10,000)":
+                   round(wavelength[SLOW_PAIRS].min().item(), 1)}
     verify(ratio[fast].max().item() if case == "fast_pairs_wrap" else ratio[slow].min().item(), details=details)

@@ -68,6 +68,13 @@ MUTATIONS = {
         import llm_claims_lab.positional.biases as B
         B.alibi_slopes = lambda num_heads: [2.0 ** (-8 * (h + 1) / num_heads) for h in range(num_heads)]
         """, {"pos.alibi_slopes[12_heads]", "pos.alibi_slopes[112_heads]"}),
+    # ALiBi's slopes sign-flipped (−m instead of m): the bias rises with distance; the row that states the decrease
+    # must see it (positive slopes that are merely wrong still decrease, and pos.alibi_slopes states their values)
+    "alibi_slopes_negative": (["test_score_decay.py"], """
+        import llm_claims_lab.positional as P, llm_claims_lab.positional.biases as B
+        slopes = B.alibi_slopes
+        P.alibi_slopes = B.alibi_slopes = lambda num_heads: [-m for m in slopes(num_heads)]
+        """, {"pos.score_decreases_with_distance[alibi]"}),
     # ALiBi with learnable slopes: no longer parameter-free
     "alibi_slopes_learnable": (["test_parameter_free_schemes.py"], """
         import torch, llm_claims_lab.positional.biases as B
@@ -142,6 +149,21 @@ MUTATIONS = {
             return pe
         P.sinusoidal_table = broken
         """, {f"{INSERTION}[sinusoidal_pe_relations]", f"{INSERTION}[mid_sinusoidal_pe_relations]"}),
+    # base 1,000 instead of 10,000 (Vaswani et al. 2017; both posts): every row that states a base-dependent value
+    # breaks. The rows that hold for every base b > 1 by arithmetic do not, and must not: PE(0) = (sin 0, cos 0) =
+    # (0, 1, …) (pe.sin.position0), pair 0's frequency b⁰ = 1 (pe.sin.wavelength_spread[fast_pair]), and dot
+    # products that depend on the gap alone, a shift that is a linear map, from position 0 or 1
+    # (pe.sin.dot_depends_only_on_gap, pe.sin.shift_is_linear_map, pe.sin.positions_from_one): properties of every
+    # sinusoid table, which a check of the base would test the implementation, not the post's sentence
+    "sin_base_1000": (["test_sinusoidal.py", "test_sinusoidal_long_range.py"], """
+        import llm_claims_lab.positional as P, llm_claims_lab.positional.absolute as A
+        table, freqs = A.sinusoidal_table, A.frequencies
+        P.sinusoidal_table = A.sinusoidal_table = lambda seq_len, d_model, *, base=A.BASE, **k: table(
+            seq_len, d_model, base=1000.0, **k)
+        P.frequencies = A.frequencies = lambda d_model, *, base=A.BASE, **k: freqs(d_model, base=1000.0, **k)
+        """, {"pe.sin.table_8x6", "pe.sin.frequencies_from_formula", "pe.sin.wavelength_spread[slow_pair]",
+              "pe.sin.slow_channels_separate_far[slow_pairs_separate]",
+              *(f"pe.sin.dot_depends_only_on_gap[gap{k}-vs_post]" for k in (1, 3, 10, 30))}),
     # one table row for every position (the first): nothing is pushed back, and the relations hold vacuously
     "sin_rows_constant": (["test_attention.py"], """
         import torch, llm_claims_lab.positional as P

@@ -116,6 +116,30 @@ MUTATIONS = {
             return fetch(self, plan, checkpoints)
         ExtrapolationLab._fetch = without_mask
         """, (), [BEYOND + "test_alibi[len20]"], {"extrap.alibi[len20]"}),
+    # the sinusoidal scheme built as a learned table (a wrong entry in the scheme map): it extrapolates as the learned
+    # table does (52.49 % at 40), so extrap.sinusoidal[len40] and post B's sinusoidal rows held on it. The run's check
+    # (llm_claims_lab.extrapolation.check_run: a parameter-free scheme has no weights) errors every row reading it
+    "sinusoidal_trains_a_table": ("""
+        import llm_claims_lab.extrapolation.model as M
+        scheme = M.positional_scheme
+        M.positional_scheme = lambda c: (M.LearnedPositionalEmbedding(c.max_len, c.d_model)
+                                         if c.base_scheme == "sinusoidal" else scheme(c))
+        """, ("sinusoidal",), [MAIN + "test_sinusoidal", POST_B + "test_sin_long_context_not_automatic"],
+        {"extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]", "extrap.sin_long_context_not_automatic"}),
+    # the optimiser never steps (opt.step() dropped): nothing learns, so raw integers 'break training' by default.
+    # The row's positive control (sinusoidal PE, same code, must learn the task) errors it
+    "optimizer_never_steps": ("""
+        import torch
+        torch.optim.Adam.step = lambda self, closure=None: None
+        """, ("sinusoidal", "raw_integer"), [MAIN + "test_raw_integer_breaks_training"],
+        {"extrap.raw_integer_breaks_training"}),
+    # the raw numbers scaled past float32's range: the first step's loss is NaN and so is every weight after it;
+    # argmax over NaN logits still yields an 'accuracy' near chance, a false 'breaks'. The run's check errors it
+    "raw_integer_nan": ("""
+        import llm_claims_lab.positional as P
+        raw = P.RawIntegerPositions.forward
+        P.RawIntegerPositions.forward = lambda self, seq_len: raw(self, seq_len) * 1e38
+        """, ("raw_integer",), [MAIN + "test_raw_integer_breaks_training"], {"extrap.raw_integer_breaks_training"}),
     # the masked footing trained without its mask: the model is the mask-free one, so the footing's verdict would
     # copy the mask-free row's, as expected. The row's own guard (attention left of the query must be 0) errors it
     "footing_mask_dropped": ("""

@@ -17,6 +17,8 @@ Modules:
   :data:`TRAINING_CODE`, the code the cached weights are fingerprinted by;
 - :mod:`~llm_claims_lab.extrapolation.evaluation`: the evaluation batches, what a trained model measures
   (:class:`Run`, :func:`measure`) and the probes of its attention and positional tables;
+- :mod:`~llm_claims_lab.extrapolation.guards`: the checks a trained run passes before its accuracy is read
+  (finite weights; the positional module its scheme names);
 - :mod:`~llm_claims_lab.extrapolation.runs`: :class:`ExtrapolationLab`, runs trained once through the
   weight cache and evaluated once per length, lazily, through the same cache;
 - :mod:`~llm_claims_lab.extrapolation.calibration`: the committed calibration (per-seed values) and the noise
@@ -53,6 +55,7 @@ from llm_claims_lab.extrapolation.evaluation import (
     quantities,
     relative_bias_probes,
 )
+from llm_claims_lab.extrapolation.guards import PARAMETER_FREE, RunCheckError, check_run
 from llm_claims_lab.extrapolation.model import (
     ALIBI_HEADS,
     BEYOND_SCHEMES,
@@ -82,10 +85,10 @@ from llm_claims_lab.extrapolation.figures import plot_accuracy_by_position, plot
 
 __all__ = [
     "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "CLIP_DISTANCE", "CLIP_SCHEMES", "CLIP_SWEEP", "MASK",
-    "MASKED_SCHEMES", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
+    "MASKED_SCHEMES", "PARAMETER_FREE", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
     "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "NAIVE_SCHEMES", "POST_SCHEMES", "SCHEMES",
     "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
-    "ExtrapolationModel", "PerLength", "Run", "calibration_path", "correct_with_offsets_masked", "data_generator",
+    "ExtrapolationModel", "PerLength", "Run", "RunCheckError", "calibration_path", "check_run", "correct_with_offsets_masked", "data_generator",
     "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "initial_model",
     "load_calibration", "measure", "measures", "one_thread", "plot_accuracy_by_position", "plot_relative_bias",
     "positional_peak_gap", "positional_scheme", "quantities", "relative_bias_probes", "relative_probes_for",

@@ -21,6 +21,7 @@ from llm_claims_lab.extrapolation.evaluation import (
     eval_generator,
     evaluate_batch,
 )
+from llm_claims_lab.extrapolation.guards import check_run
 from llm_claims_lab.extrapolation.model import CLIP_DISTANCE, ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE, initial_model, train
 
@@ -112,12 +113,17 @@ class ExtrapolationLab:
 
     def _rebuild(self, config: ExtrapolationConfig, seed: int, entry: cache.Entry,
                  saved: cache.Tensors) -> dict[int, Run]:
-        """The model of each saved step, with its evaluation left to first use."""
+        """The model of each saved step, with its evaluation left to first use.
+
+        Raises:
+            RunCheckError: a step's model is no measurement of its scheme (:func:`check_run`).
+        """
         runs = {}
         for step in sorted({int(name.split("/")[0][4:]) for name in saved}):
             prefix = f"step{step}/"
             model, _ = initial_model(config, seed)
             model.load_state_dict({k[len(prefix):]: v for k, v in saved.items() if k.startswith(prefix)})
+            check_run(model, step)
             model.to(self.device)
             compute = functools.partial(self._evaluation, entry, step, model, seed)
             correct = Evaluation(config.eval_lens, compute, part=0)
