@@ -9,10 +9,11 @@ import math
 import statistics
 
 import numpy as np
+import pytest
 import torch
 import torch.nn.functional as F
 
-from llm_claims_harness.declare import Case, Quote, at_least, at_most, claim
+from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, at_most, claim
 from llm_claims_lab.word2vec.skipgram import SkipGram
 from llm_claims_lab.word2vec.timing import time_steps
 from llm_claims_lab.core.stats import mean_over_seeds
@@ -125,7 +126,9 @@ LAST = 50  # recorded losses (every 100 steps) over which the batch-to-batch noi
                               strict=True),
             kind="post",
             expect_source="post A's sentence ('가장 작게 만드는 것이 목표': make the loss as small as possible) and "
-                          "its loop: Adam minimises the loss"),
+                          "its loop: Adam minimises the loss. Positive control (the row errors without it): the "
+                          "final loss is below the shuffled-corpus model's by more than 3 SD, since a loop that "
+                          "learns only word frequencies lowers its loss too"),
     },
     deviation=KERNELS_DEVIATION,
     version=2,
@@ -148,8 +151,24 @@ def test_loss_toward_negative(verify, word2vec, case):
               for m in models]
     if len(models) > 1:
         details["per seed"] = {s: round(v, 4) for s, v in zip(word2vec.seeds, values)}
+    if case == "decreases":
+        _require_below_shuffled(losses, word2vec.model("shuffled").losses, noise, details)
     measured, total = mean_over_seeds(values, noise if case == "below_zero" else noise * math.sqrt(1 + 1 / 10))
     verify(measured, noise=total, details=details)
+
+
+def _require_below_shuffled(trained: list[float], shuffled: list[float], noise: float, details: dict) -> None:
+    """Positive control of the post's reading: any minimiser lowers its loss, the shuffled-corpus model's too (a
+    corpus with no context left, where only word frequencies can be learned), so a decrease shows the post's loop
+    learned the corpus only if its final loss (mean of the last 10 recorded) is below the shuffled model's by more
+    than DECISION_SIGMAS SDs of the difference (each mean's SD: ``noise``/√10). Fails the row otherwise."""
+    gap = statistics.fmean(shuffled[-10:]) - statistics.fmean(trained[-10:])
+    sd = noise * math.sqrt(2 / 10)
+    details["shuffled − trained, final (SD)"] = f"{gap:.4f} ({sd:.4f})"
+    if not gap > DECISION_SIGMAS * sd:
+        pytest.fail(f"positive control failed: the trained loss ends {gap:.4f} below the shuffled-corpus model's "
+                    f"(SD {sd:.4f}; needs > {DECISION_SIGMAS:g} SD): the loop lowers the loss no further than on a "
+                    "corpus without context, so its decrease does not show the post's training at work")
 
 
 def _loss_at_scores(score: float) -> float:

@@ -7,7 +7,11 @@ Not a test module (no ``test_`` prefix): the claim modules import it as ``claims
 from the repository root (``pythonpath = ["."]``) under every pytest import mode, ``importlib`` included.
 """
 
+import statistics
+
+import pytest
 import torch
+from scipy import stats
 
 from llm_claims_harness.declare import Quote
 from llm_claims_harness.measure import DECISION_LEVEL
@@ -102,6 +106,26 @@ def analogy_items(table: torch.Tensor, vocab: WordList, items: list[ko_eval.Anal
     ``expected`` and whether it is ``correct`` (ranks first)."""
     answers = [answer(table, vocab, it.b, it.a, it.c, it.d) for it in items]
     return sum(a.correct for a in answers), [a.record() | {"a": it.a, "b": it.b} for it, a in zip(items, answers)]
+
+
+def require_learned_ranks(trained_ranks: list[int], untrained: torch.Tensor, vocab: WordList,
+                          items: list[ko_eval.Analogy], details: dict) -> None:
+    """Positive control of the rows that say the corpus is too small for analogies: an untrained table answers no
+    analogy either, so a low accuracy alone cannot tell 'too little data' from 'nothing learned'. The trained table
+    must rank the expected answers of ``items`` (a : b = c : d, 3CosAdd, inputs excluded; ``trained_ranks`` in
+    item order) better than the seed's untrained table ``untrained`` [V, D] does: a one-sided Wilcoxon signed-rank
+    test of the items' paired ranks (scipy.stats.wilcoxon) at p < 1 − DECISION_LEVEL. Records both medians and p
+    in ``details``; fails the row otherwise."""
+    base = [answer(untrained, vocab, it.b, it.a, it.c, it.d).rank for it in items]
+    differs = any(b != t for b, t in zip(base, trained_ranks))
+    p = stats.wilcoxon(base, trained_ranks, alternative="greater").pvalue if differs else 1.0
+    details["positive control: median rank of the answer, trained | untrained table"] = [
+        statistics.median(trained_ranks), statistics.median(base)]
+    details["positive control: one-sided Wilcoxon p"] = float(f"{p:.3g}")
+    if not p < 1 - DECISION_LEVEL:
+        pytest.fail(f"positive control failed: over {len(items)} analogy items the trained table ranks the answers no "
+                    f"better than an untrained table (one-sided Wilcoxon p = {p:.3g}, needs < {1 - DECISION_LEVEL:.4f}): "
+                    "a table that learned nothing cannot show that the data are too few")
 
 
 def plant_analogies(table: torch.Tensor, vocab: WordList,

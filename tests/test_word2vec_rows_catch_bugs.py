@@ -8,6 +8,8 @@
   it is [0, 0] at 0 correct for any count, so ``w2v.analogy_ko``'s too-small sections (syn2_tense, syn3_voice,
   syn4_form) would be judged and read "holds"; ``w2v.analogy_items_needed`` checks the count the skip rule uses
   against the exact interval's closed form.
+- The lab serving the untrained table, or the shuffled-corpus model, as the trained one: the rows that say the
+  corpus is too small for analogies, and the loss row, hold on either without a positive control; theirs error them.
 - Paragraph co-occurrence read one column off (each listed word scored as the next vocabulary row,
   ``llm_claims_lab/word2vec/topical.py``): the trained lists' topicality is gone, and ``w2v.semantic_neighbours``'s
   post rows must see it.
@@ -50,6 +52,23 @@ MUTATIONS = {
             return max(0.0, share - half), min(1.0, share + half)
         S.proportion_interval = wald
         """, {"w2v.analogy_items_needed"}, {f"w2v.analogy_ko[{s}]": "holds" for s in TOO_FEW}),
+    # the lab serves the seed's untrained table as the trained one (a model-kind mix-up): no analogy is answered, as
+    # on a corpus too small, so every 'too little data' row held on it. Their positive control (the trained table
+    # ranks the answers better than the untrained one) errors them
+    "trained_is_untrained": (["test_word2vec.py", "test_word2vec_small_corpus.py"],
+                             "analogy_ko or small_corpus_no_analogy", """
+        import llm_claims_lab.word2vec.lab as L
+        model = L.Word2VecLab._model
+        L.Word2VecLab._model = lambda self, kind, seed: model(self, "untrained" if kind == "trained" else kind, seed)
+        """, {"w2v.small_corpus_no_analogy", *(f"w2v.analogy_ko[sem{i}_{name}]" for i, name in enumerate(
+            ("capital-conturies", "male-female", "name-nationality", "country-language", "misc"), start=1))}, {}),
+    # the lab serves the shuffled-corpus model as the trained one: its loss falls too (to 1.06), so the post's
+    # 'the loss moves downward' held on it. The row's positive control (below the shuffled model's loss) errors it
+    "trained_is_shuffled": (["test_word2vec_training.py"], "loss_toward_negative", """
+        import llm_claims_lab.word2vec.lab as L
+        model = L.Word2VecLab._model
+        L.Word2VecLab._model = lambda self, kind, seed: model(self, "shuffled" if kind == "trained" else kind, seed)
+        """, {"w2v.loss_toward_negative[decreases]"}, {"w2v.loss_toward_negative[below_zero]": "refuted"}),
     "npmi_next_column": (["test_word2vec_neighbours.py"], "semantic_neighbours", """
         import llm_claims_lab.word2vec.topical as T
         npmi = T.ParagraphIncidence.npmi
