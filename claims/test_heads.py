@@ -17,10 +17,12 @@ from __future__ import annotations
 import statistics
 
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, Revision, at_least, at_most, claim
+from llm_claims_harness.measure import DECISION_LEVEL
 from claims.posts import ADD_MIXES_QUOTE
 from fixtures import CALIBRATION_DIR
 from llm_claims_lab.heads.lab import (ADD, CALIBRATION, CONTROL, SEEDS, SPECIALISATION, HeadsLab, initial_model,
                                       specialisation, subspace_angle)
+from llm_claims_lab.core.stats import proportion_interval
 from llm_claims_lab.heads.rows import K_DIRECTIONS, HeadsCalibration, per_seed
 
 DEVIATION = ("a toy, not a trained LLM: D = 32, T = 16, 72 tokens, one attention layer whose two heads each read "
@@ -104,11 +106,18 @@ def _undecided(row: str, bound: float) -> str:
     cases={
         "positional_head": Case(
             statement="Post B's example in its attention section, '어떤 head는 바로 앞 토큰을 강하게 보도록 학습될 수 "
-                      "있다' (a head can be trained to look strongly at the token just before), read in the toy that "
-                      "needs it: the more positional head's mass on offset −1 (the previous token), mean over "
-                      "seeds, is a majority ('강하게', the bar this sentence sets)."
-                      + _undecided("heads.positional_vs_content[positional_head]", STRONG.bound),
-            section="attention",
+                      "있다' (a head can be trained to look strongly at the token just before), read as what 'can' "
+                      "says, existence, in the toy that needs it: in at least one of the run's seeds the more "
+                      "positional head puts a majority ('강하게', the bar this sentence sets: ≥ 0.5) of its mass on "
+                      "offset −1 (the previous token). Measured: how many of the run's seeds have such a head; the "
+                      "share's exact 99.73 % interval (how often training yields one) and the v3 reading's seed mean "
+                      "are shown, not judged.",
+            section="attention", unit="seeds",
+            tolerance=at_least(1, reason="'학습될 수 있다' (can be trained): one trained model with such a head shows "
+                                         "that training can make one; how often it does is the share shown"),
+            expect_source="post B's sentence: '어떤 head는 바로 앞 토큰을 강하게 보도록 학습될 수 있다' (some head can be "
+                          "trained to look strongly at the previous token): a possibility, shown by an instance; "
+                          + HEADS_SOURCE.split("; ", 1)[1],
             quote=Quote("예를 들어 어떤 head는 바로 앞 토큰을 강하게 보도록 학습될 수 있다",
                         "for example, a head can be trained to look strongly at the token just before")),
         "content_head": Case(
@@ -125,8 +134,12 @@ def _undecided(row: str, bound: float) -> str:
             statement="control: every head's mass on one of the offsets −1, +1 (its larger).",
             kind="control", expect_source=CONTROL_SOURCE + ": two positional lookups, one per head"),
     },
-    version=3,
-    version_note="v3 (issue 30): positional_head takes its 0.5 bar ('강하게', strongly) from post B's attention "
+    version=4,
+    version_note="v4 (issue 43): positional_head reads '학습될 수 있다' (can be trained) as existence, as the audit of "
+                 "issue 43 proposed: at least one of the run's seeds has a head with a majority of its mass on the "
+                 "previous token. v3 read it as 'the seed mean is at least 0.5', a typical head rather than a possible "
+                 "one, and was inconclusive (0.521, the calibration's own mean at the bar: 18 of 40 calibration seeds "
+                 "have such a head). v3 (issue 30): positional_head takes its 0.5 bar ('강하게', strongly) from post B's attention "
                  "section ('어떤 head는 바로 앞 토큰을 강하게 보도록 학습될 수 있다'), so it now quotes that sentence alone, "
                  "on that section, instead of also the why-add sentence, whose word for position is '민감하게' "
                  "(sensitively); its statement says what would decide it (the calibration puts its mean at the bar); "
@@ -146,8 +159,13 @@ def test_positional_vs_content(verify, case, heads_lab: HeadsLab, heads_calibrat
         _verify_row(verify, heads_lab, heads_calibration, row, details)
         return
     strong = sum(specialisation(m)["positional"] >= STRONG.bound for m in measures)
-    _verify_row(verify, heads_lab, heads_calibration, row, details | {f"seeds whose head reaches {STRONG.bound}": strong},
-                bound=STRONG.bound)
+    low, high = proportion_interval(strong, len(measures), level=DECISION_LEVEL)
+    values = per_seed(heads_lab, row)
+    verify(strong, details={f"share of seeds, exact {100 * DECISION_LEVEL:.2f} % interval":
+                            [round(strong / len(measures), 3), round(low, 3), round(high, 3)],
+                            "v3 reading (seed mean ≥ 0.5), not judged: mean, calibrated SD":
+                                [round(statistics.fmean(values), 3), round(heads_calibration.sd(row, len(values)), 3)],
+                            "per seed": [round(v, 3) for v in values], **details, "seeds": heads_lab.seeds})
 
 
 ADD_COST = at_most(2.0, reason="2 pp of task accuracy: a smaller loss is not one anybody would call 'a problem in practice' "

@@ -84,15 +84,16 @@ def test_corpus_stats(verify, word2vec, count, pytestconfig):
 
 WS353_MODELS = {
     "trained": Case(
-        statement="Post A's trained centre table puts related words close: Spearman ρ between cosine and the "
-                  "human score of WS-353 pairs is above 0, decided as every row is, when 0 lies 3 SDs of the "
-                  "noise below it (the pairs' bootstrap SE and the training seeds' SD combined, a 99.73 % "
+        statement="Beyond the post (a benchmark it never names): the trained centre table puts related words "
+                  "close: Spearman ρ between cosine and the human score of WS-353 pairs is above 0, decided as "
+                  "every row is, when 0 lies 3 SDs of the noise below it (the pairs' bootstrap SE and the training seeds' SD combined, a 99.73 % "
                   "interval); the 95 % bootstrap interval over pairs alone is shown, not judged. Its details say how "
                   "many covered pairs would decide it: seeds narrow only the seeds' part.",
-        kind="post", expect="holds",
-        expect_source="post A, exp. 1: '\"주변 단어 맞히기\"라는 과제만으로 학문·왕조·예술의 클러스터가 … 보이게 "
-                      f"됩니다' (trained vectors put related words close); the measure: {PARK}",
-        quote=CLUSTERS),
+        kind="beyond", expect="holds",
+        expect_source="a standard check of the table beyond post A's sentence: trained skip-gram vectors put related "
+                      "words close (Mikolov et al. 2013a; Park et al. 2018 evaluate Korean vectors on this set); "
+                      "the post's cluster sentence ('학문·왕조·예술의 클러스터가 … 보이게 됩니다') speaks of its "
+                      "neighbour lists, judged by w2v.semantic_neighbours"),
 }
 
 
@@ -111,8 +112,13 @@ WS353_MODELS = {
                             "states", strict=True),
     cases=WS353_MODELS,
     deviation=KERNELS_DEVIATION,
-    version=4,
-    version_note="v4 (issue 30): the statement says the rule the row is judged by (3 SDs of the combined noise), where "
+    version=5,
+    version_note="v5 (issue 43): trained is kind beyond, no longer the post's row: post A's sentence ('학문·왕조·예술의 "
+                 "클러스터가 … 보이게 됩니다') says the neighbour lists show topical clusters, which "
+                 "w2v.semantic_neighbours tests on those lists (against the untrained and the shuffled tables); a "
+                 "Spearman ρ with human relatedness scores over 166 pairs is a benchmark the post never names, a "
+                 "different property; measure, tolerance and noise unchanged (it was inconclusive at +2.4 SD). "
+                 "v4 (issue 30): the statement says the rule the row is judged by (3 SDs of the combined noise), where "
                  "it said '95 % interval clear of 0', a rule no row of the suite uses and that ignores the seeds' "
                  "noise; tolerance, protocol and noise unchanged; the pairs a decision needs are in its details. "
                  "v3: the noise adds the training seeds' part (the SD of ρ over 5 training seeds disjoint from the "

@@ -20,7 +20,7 @@ from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_harness.samples import Sample
 from llm_claims_lab.core.analogy import token_id
 from llm_claims_lab.core.stats import PERMUTATIONS, paired_permutation_test, proportion_interval
-from claims.word2vec_common import CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary
+from claims.word2vec_common import ALPHA, CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary
 
 LISTED = sum(map(len, POST_NEIGHBOURS.values()))  # 30 = 5 queries × 6 neighbours
 SHARED = 2  # chance puts ≥ 2 of the 30 among our lists with probability < 0.03 % (see the tolerance)
@@ -60,7 +60,6 @@ def test_neighbours_overlap(verify, word2vec, case):
                                                    "ours": {q: ", ".join(w) for q, w in ours.items()}})
 
 
-ALPHA = (1 - DECISION_LEVEL) / 2  # 0.00135: the suite's 3-SD level, one-sided
 PAIRS = LISTED  # query–neighbour pairs scored per table: 5 queries × 6 neighbours
 NEXT_SEED = "untrained, next seed"  # the untrained table of the run's seed + 1
 TABLES = {  # case -> (the table whose lists are judged, the baseline's): lab kinds at the run's seed, or NEXT_SEED

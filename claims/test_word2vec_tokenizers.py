@@ -13,16 +13,19 @@ several tokens is the mean of their rows (a byte-level BPE splits a Hangul sylla
 tokens; Kiwi splits 대한민국의 into 대한민국 + 의).
 """
 
+import numpy as np
 import pytest
 import torch
 
 from claims.scored_items import pair_samples
-from llm_claims_lab.core.analogy import WordList, cosine, listing
+from llm_claims_lab.core.analogy import WordList, cosine, listing, token_id
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, at_most, claim
-from llm_claims_lab.core.stats import items_to_decide
+from llm_claims_harness.measure import DECISION_LEVEL
+from llm_claims_harness.samples import Sample
+from llm_claims_lab.core.stats import items_to_decide, paired_permutation_test, proportion_interval
 from llm_claims_lab.word2vec.relatedness import rho_difference_items
 from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
-from claims.word2vec_common import KERNELS_DEVIATION, ws353_vocabulary
+from claims.word2vec_common import ALPHA, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary, ws353_vocabulary
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
@@ -43,13 +46,12 @@ def _neighbours(table: torch.Tensor, vocab, word: str) -> str:
 
 CASES = {
     "gpt2_bpe": Case(
-        statement="GPT-2's byte-level BPE instead of stems: the table tracks human relatedness worse, "
-                  "ρ(stems) − ρ(BPE) > 0 on the WS-353 pairs both cover.",
-        expect_source=f"post A's sentence: {REMARK} (with byte pairs the word2vec effect does not show on Korean)",
-        quote=Quote("조금 아쉬운 부분은 tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 "
-                    "보이지 않습니다.",
-                    "A small regret: with byte pairs such as tiktoken's, in the case of Korean, this word2vec effect "
-                    "does not show well.")),
+        statement="Beyond the post (a benchmark it never names): GPT-2's byte-level BPE instead of stems, the "
+                  "table tracks human relatedness worse, ρ(stems) − ρ(BPE) > 0 on the WS-353 pairs both cover. "
+                  "The post's sentence, on the neighbours it shows, is w2v.bpe_neighbours.",
+        kind="beyond",
+        expect_source=f"post A's sentence, {REMARK}, carried to a relatedness benchmark (Park et al. 2018 evaluate "
+                      "Korean subword vectors on this set)"),
     "kiwi": Case(
         statement="Kiwi's content morphemes instead of stems (particles, endings, copula, suffixes and punctuation "
                   "dropped, as the stripper drops particles): an analyser is the proper tool, but for this purpose "
@@ -81,8 +83,12 @@ CASES = {
               "tables on the same pairs; a word of several tokens is the mean of their rows. Noise: the paired "
               "bootstrap SE of the difference over pairs (one training seed).",
     kind="post", unit="Δ Spearman ρ",
-    version=2,
-    version_note="v2 (issue 30): the kiwi row quoted the sentence's concessive clause only ('형태소 분석기 … 정답이긴 "
+    version=3,
+    version_note="v3 (issue 43): gpt2_bpe is kind beyond: post A's sentence says the word2vec effect (its neighbour "
+                 "lists, the clusters it showed) does not show with byte pairs, which w2v.bpe_neighbours judges with "
+                 "the suite's neighbour judge; a WS-353 Δρ over 166 pairs, which would need ~5,000 to decide, tests a "
+                 "benchmark the post never names; measure and tolerance unchanged (it was inconclusive). "
+                 "v2 (issue 30): the kiwi row quoted the sentence's concessive clause only ('형태소 분석기 … 정답이긴 "
                  "하나, …') and tested it (ρ(Kiwi) − ρ(stems) > 0); it now quotes the whole sentence and tests its "
                  "main clause's reading, that the stripper suffices (ρ(Kiwi) − ρ(stems) < 0.1); both rows say how many "
                  "pairs would decide them",
@@ -122,3 +128,74 @@ def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
     details["to decide"] = (f"at this Δρ, about {needed:,} pairs both cover (the SE over pairs shrinks as 1/√pairs); "
                             f"WS-353 has {len(ws353)}" if needed else "no number of pairs: Δρ sits on its bound")
     verify(result["delta"], noise=result["se"], details=details, samples=pair_samples(log))
+
+
+BPE_QUOTE = Quote("조금 아쉬운 부분은 tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 "
+                  "보이지 않습니다.",
+                  "A small regret: with byte pairs such as tiktoken's, in the case of Korean, this word2vec effect does "
+                  "not show well.")
+
+
+def _composed_lists(table: torch.Tensor, segmented, words: list[str]) -> dict[str, list[str]]:
+    """For each of post A's queries, the six words of ``words`` (the stems' vocabulary) nearest to it in ``table``
+    [V_bpe, D], each word the mean of its BPE rows (as tokenizer_choice composes words), the query dropped; words
+    the BPE vocabulary cannot spell are not candidates."""
+    rows = [(w, segmented.ids(w)) for w in words]
+    spelled = [(w, ids) for w, ids in rows if ids]
+    composed = torch.stack([table[ids].double().mean(0) for _, ids in spelled])  # [W, D]
+    index = {w: i for i, (w, _) in enumerate(spelled)}
+    lists = {}
+    for query in POST_NEIGHBOURS:
+        scores = cosine(composed, composed[index[query]])  # [W]
+        scores[index[query]] = -torch.inf
+        lists[query] = [spelled[i][0] for i in scores.topk(6).indices.tolist()]
+    return lists
+
+
+@claim(
+    id="w2v.bpe_neighbours",
+    post="A", section="exp1",
+    source=SOURCE,
+    statement="With GPT-2's byte pairs instead of stems the word2vec effect the post showed, topical neighbour lists, "
+              "does not show as well: for post A's five queries, the six nearest words (from the stems' 10,000-word "
+              "vocabulary, each word in the BPE table the mean of its token rows, so both tables list the same kind "
+              "of candidates: the strongest fair version of the BPE table) are scored by w2v.semantic_neighbours's "
+              "judge, each word's NPMI with its query over the corpus's paragraphs; a one-sided paired permutation "
+              "test asks whether the stems table's 30 scores exceed the BPE table's. Measured: its p-value.",
+    kind="post", unit="one-sided p",
+    quote=BPE_QUOTE,
+    tolerance=at_most(ALPHA, reason=f"the suite's decision level, one-sided (p ≤ {ALPHA:.5f}), as "
+                             "w2v.semantic_neighbours: lists a permutation of the pairs cannot tell apart at that "
+                             "level show no difference a reader could see"),
+    expect_source=f"post A's sentence: {REMARK} (with byte pairs the word2vec effect does not show on Korean)",
+    deviation=KERNELS_DEVIATION + " The BPE table is the one w2v.tokenizer_choice[gpt2_bpe] trains (post A's loop, "
+              "seed and vocabulary cut on GPT-2's tokens); its nearest rows are byte-level tokens, which no paragraph "
+              "count can score, so words are composed from them, in the table's favour.",
+)
+def test_bpe_neighbours(verify, word2vec, seed):
+    try:
+        _, segmented = word2vec.segmented("gpt2_bpe")
+    except SegmenterUnavailable as exc:
+        pytest.skip(str(exc))
+    bpe = word2vec.segmented_model("gpt2_bpe").w_in  # [V_bpe, D]
+    vocab, paragraphs = vocabulary(word2vec), word2vec.paragraphs
+    lists = {"stems": {q: neighbours(word2vec.model("trained").w_in, vocab, q) for q in POST_NEIGHBOURS},
+             "gpt2_bpe": _composed_lists(bpe, segmented, word2vec.corpus.vocab)}
+    scores = {name: {q: paragraphs.npmi(token_id(vocab, q), [token_id(vocab, w) for w in words])
+                     for q, words in by_query.items()} for name, by_query in lists.items()}  # [6] per query
+    x, y = (np.concatenate([scores[name][q] for q in POST_NEIGHBOURS]) for name in ("stems", "gpt2_bpe"))  # [30]
+    difference, hits, draws = paired_permutation_test(x, y, seed=seed)
+    low, high = proportion_interval(hits, draws, level=DECISION_LEVEL) if draws < 2 ** len(x) else (hits / draws,) * 2
+    details = {
+        "mean NPMI with the query": {"stems": round(float(x.mean()), 4), "gpt2_bpe": round(float(y.mean()), 4),
+                                     "difference": round(difference, 4)},
+        "pairs the stems win, ties, lose": [int((x > y).sum()), int((x == y).sum()), int((x < y).sum())],
+        "permutation count": f"{hits:,} of {draws:,} labellings at least as far (p = hits / draws)",
+        "neighbours (NPMI with the query)": {
+            q: {name: ", ".join(f"{w} {v:+.2f}" for w, v in zip(lists[name][q], scores[name][q]))
+                for name in lists} for q in POST_NEIGHBOURS},
+        "BPE table's own nearest tokens": {q: _neighbours(bpe, segmented, q) for q in QUERIES}}
+    verify(hits / draws, interval=(low, high), details=details,
+           samples=[Sample(item_id=f"{name}/{q}/{w}", input=[q, w], target=None, prediction=float(v), score=None,
+                           extra={"table": name})  # a listed neighbour and its NPMI with the query
+                    for name in lists for q in POST_NEIGHBOURS for w, v in zip(lists[name][q], scores[name][q])])

@@ -51,6 +51,7 @@ CLUSTERS = Quote("아무도 분류 라벨을 주지 않았는데, \"주변 단�
                  "clusters of academic fields, dynasties and the arts visible, even on a corpus of only 2M.")
 
 
+ALPHA = (1 - DECISION_LEVEL) / 2  # 0.00135: the suite's 3-SD level, one-sided (the neighbour judges' p-value bound)
 ANALOGY_BOUND = 10.0  # % of covered items: w2v.analogy_ko's bound (its reason is that claim's tolerance's)
 
 

@@ -6,8 +6,9 @@
   WS-353 row computes.
 - The exact (Clopper–Pearson) interval of a share replaced by the Wald interval (``llm_claims_lab/core/stats.py``):
   it is [0, 0] at 0 correct for any count, so ``w2v.analogy_ko``'s too-small sections (syn2_tense, syn3_voice,
-  syn4_form) would be judged and read "holds"; ``w2v.analogy_items_needed`` checks the count the skip rule uses
-  against the exact interval's closed form.
+  syn4_form) would be judged and read "holds" but for their positive control, which their 2–30 items cannot
+  decide (they error); ``w2v.analogy_items_needed`` checks the count the skip rule uses against the exact
+  interval's closed form.
 - The lab serving the untrained table, or the shuffled-corpus model, as the trained one: the rows that say the
   corpus is too small for analogies, and the loss row, hold on either without a positive control; theirs error them.
 - Paragraph co-occurrence read one column off (each listed word scored as the next vocabulary row,
@@ -51,16 +52,18 @@ MUTATIONS = {
             half = norm.ppf(0.5 + level / 2) * math.sqrt(share * (1 - share) / n)
             return max(0.0, share - half), min(1.0, share + half)
         S.proportion_interval = wald
-        """, {"w2v.analogy_items_needed"}, {f"w2v.analogy_ko[{s}]": "holds" for s in TOO_FEW}),
+        """, {"w2v.analogy_items_needed", *(f"w2v.analogy_ko[{s}]" for s in TOO_FEW)},
+        {f"w2v.analogy_ko[{s}]": "error" for s in TOO_FEW}),
     # the lab serves the seed's untrained table as the trained one (a model-kind mix-up): no analogy is answered, as
     # on a corpus too small, so every 'too little data' row held on it. Their positive control (the trained table
     # ranks the answers better than the untrained one) errors them
-    "trained_is_untrained": (["test_word2vec.py", "test_word2vec_small_corpus.py"],
-                             "analogy_ko or small_corpus_no_analogy", """
+    # w2v.bpe_neighbours, whose stems side it is, must then not find the stems' lists more topical than the BPE's
+    "trained_is_untrained": (["test_word2vec.py", "test_word2vec_small_corpus.py", "test_word2vec_tokenizers.py"],
+                             "analogy_ko or small_corpus_no_analogy or bpe_neighbours", """
         import llm_claims_lab.word2vec.lab as L
         model = L.Word2VecLab._model
         L.Word2VecLab._model = lambda self, kind, seed: model(self, "untrained" if kind == "trained" else kind, seed)
-        """, {"w2v.small_corpus_no_analogy", *(f"w2v.analogy_ko[sem{i}_{name}]" for i, name in enumerate(
+        """, {"w2v.small_corpus_no_analogy", "w2v.bpe_neighbours", *(f"w2v.analogy_ko[sem{i}_{name}]" for i, name in enumerate(
             ("capital-conturies", "male-female", "name-nationality", "country-language", "misc"), start=1))}, {}),
     # the lab serves the shuffled-corpus model as the trained one: its loss falls too (to 1.06), so the post's
     # 'the loss moves downward' held on it. The row's positive control (below the shuffled model's loss) errors it
@@ -83,6 +86,8 @@ MUTATIONS = {
 def test_word2vec_rows_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                      weight_cache, word2vec, mutation: str) -> None:
     word2vec.model("trained"), word2vec.model("shuffled")  # in the cache before the subprocess reads it
+    if mutation == "trained_is_untrained":
+        word2vec.segmented_model("gpt2_bpe")  # w2v.bpe_neighbours's BPE table, trained once for the run
     files, selection, patch, broken_rows, verdicts = MUTATIONS[mutation]
     result, rows = run_with_bug(pytester, monkeypatch, files, patch, f"--claims-cache-dir={weight_cache.root}",
                                 "-k", selection)
