@@ -66,7 +66,7 @@ def rereading_lines(rows: list[Row], show: Callable[[str], str] = str) -> list[s
     said = (f"{REREAD} Re-readings: **{plural(c['rows'], 'row')} re-read after a committed report measured "
             f"{'it' if c['rows'] == 1 else 'them'}** ({plural(changes, 'change')} of kind, bound, expectation or "
             f"statement): **{c[TOWARD]} toward the post** (the post's count rose: a refutation became undecided, "
-            f"literal or confirmed), **{c[AGAINST]} against it**, {c[NEITHER]} leaving its count as it was. Each "
+            f"literal or confirmed, or an undecided post row confirmed or of another kind), **{c[AGAINST]} against it**, {c[NEITHER]} leaving its count as it was. Each "
             "row's earlier readings, what they gave and why they changed are in its details.")
     named = [f"{way}: " + ", ".join(map(show, ids)) for way, ids in moved.items() if ids]
     return wrap(said + (" " + "; ".join(named) + "." if named else "")) + [""]

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from llm_claims_harness.declare import NO_PREDICTION, VERDICTS, flatten
+from llm_claims_harness.declare import INCONCLUSIVE, NO_PREDICTION, VERDICTS, flatten
 from llm_claims_harness.row import UNNAMED_KIND, Row
 from llm_claims_harness.text import plural
 
@@ -235,18 +235,20 @@ def revised(rows: Iterable[Row]) -> list[str]:
     return [said(r) for r in sorted(rows, key=lambda r: r.id) if r.revision]
 
 
-def _post_score(kind: str, verdict: str) -> int:
-    """What a row does to its post's count: +1 a post row that holds, −1 one refuted, 0 anything else (a literal,
-    beyond or control row, an undecided or skipped one)."""
-    return (kind == "post") * {"holds": 1, "refuted": -1}.get(verdict, 0)
+def _post_score(kind: str, verdict: str) -> float:
+    """What a row does to its post's count: +1 a post row that holds, −1 one refuted, −½ one inconclusive (it holds
+    its sentence back from a confirmation: a sentence holds only when every post row on it holds), 0 anything else
+    (a literal, beyond or control row, a skipped one). So an undecided post row that leaves the post's rows moves the
+    count toward the post, as a confirmation that becomes undecided moves it against."""
+    return (kind == "post") * {"holds": 1.0, "refuted": -1.0, INCONCLUSIVE: -0.5}.get(verdict, 0.0)
 
 
 def reading_steps(row: Row) -> list[tuple[dict, str]]:
     """Each earlier reading of ``row`` (oldest first) with the direction of the change that replaced it: ``TOWARD``
     when the verdict of the reading after it (the next earlier reading, or the row as this report has it) counts
-    more for the post than this reading's did (a refutation of the post became an undecided row, a literal one, or a
-    confirmation; an undecided one a confirmation), ``AGAINST`` for the reverse, ``NEITHER`` when the post's count
-    is the same. A reading recorded before rows named their kind takes the kind of the reading after it."""
+    more for the post than this reading's did (:func:`_post_score`: a refutation of the post became an undecided
+    row, a literal one, or a confirmation; an undecided post row a confirmation or another kind's row),
+    ``AGAINST`` for the reverse, ``NEITHER`` when the post's count is the same. A reading recorded before rows named their kind takes the kind of the reading after it."""
     after = [*row.readings[1:], {"kind": row.kind, "verdict": row.verdict}]
     kinds = [r["kind"] for r in (*row.readings, after[-1])]
     for i in range(len(kinds) - 2, -1, -1):  # an unnamed kind is the next reading's

@@ -94,6 +94,20 @@ def test_directions_follow_the_posts_count() -> None:
     assert (c["rows"], c[report.TOWARD], c[report.AGAINST], c[report.NEITHER]) == (3, 2, 1, 1)
 
 
+def test_an_undecided_post_row_holds_its_sentence_back() -> None:
+    """A sentence holds only when every post row on it holds, so an inconclusive post row that leaves the post's rows
+    (w2v.ws353[trained] → beyond, issue 43) moves the count toward the post, though no row's confirmation changed;
+    a confirmation that becomes undecided moves it against; undecided under both readings: neither."""
+    left = _row(kind="beyond", verdict="inconclusive").with_history([_reading(4, "post", "inconclusive")], "")
+    assert [d for _, d in report.reading_steps(left)] == [report.TOWARD]
+    slipped = _row(verdict="inconclusive").with_history([_reading(2, "post", "holds")], "")
+    assert [d for _, d in report.reading_steps(slipped)] == [report.AGAINST]
+    still = _row(verdict="inconclusive").with_history([_reading(1, "post", "inconclusive")], "")
+    assert [d for _, d in report.reading_steps(still)] == [report.NEITHER]
+    refuted = _row(verdict="refuted").with_history([_reading(1, "post", "inconclusive")], "")
+    assert [d for _, d in report.reading_steps(refuted)] == [report.AGAINST]
+
+
 def test_the_page_and_the_index_show_a_re_reading() -> None:
     row = _row().with_history([_reading(2, "post", "refuted", why="v3 said why")], "v1 is in no committed report")
     assert markdown.verdict_cell(row, {}).endswith(report.REREAD)
