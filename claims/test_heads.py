@@ -21,7 +21,7 @@ from llm_claims_harness.measure import DECISION_LEVEL
 from claims.posts import ADD_MIXES_QUOTE
 from fixtures import CALIBRATION_DIR
 from llm_claims_lab.heads.lab import (ADD, CALIBRATION, CONTROL, SEEDS, SPECIALISATION, HeadsLab, initial_model,
-                                      specialisation, subspace_angle)
+                                      subspace_angle)
 from llm_claims_lab.core.stats import proportion_interval
 from llm_claims_lab.heads.rows import K_DIRECTIONS, HeadsCalibration, per_seed
 
@@ -158,11 +158,11 @@ def test_positional_vs_content(verify, case, heads_lab: HeadsLab, heads_calibrat
     if case != "positional_head":
         _verify_row(verify, heads_lab, heads_calibration, row, details)
         return
-    strong = sum(specialisation(m)["positional"] >= STRONG.bound for m in measures)
-    low, high = proportion_interval(strong, len(measures), level=DECISION_LEVEL)
-    values = per_seed(heads_lab, row)
+    values = per_seed(heads_lab, row)  # the more positional head's mass on offset −1, per seed
+    strong = sum(v >= STRONG.bound for v in values)
+    low, high = proportion_interval(strong, len(values), level=DECISION_LEVEL)
     verify(strong, details={f"share of seeds, exact {100 * DECISION_LEVEL:.2f} % interval":
-                            [round(strong / len(measures), 3), round(low, 3), round(high, 3)],
+                            [round(strong / len(values), 3), round(low, 3), round(high, 3)],
                             "v3 reading (seed mean ≥ 0.5), not judged: mean, calibrated SD":
                                 [round(statistics.fmean(values), 3), round(heads_calibration.sd(row, len(values)), 3)],
                             "per seed": [round(v, 3) for v in values], **details, "seeds": heads_lab.seeds})

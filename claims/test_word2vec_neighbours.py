@@ -16,11 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from llm_claims_harness.declare import Case, at_least, at_most, claim
-from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_harness.samples import Sample
 from llm_claims_lab.core.analogy import token_id
-from llm_claims_lab.core.stats import PERMUTATIONS, paired_permutation_test, proportion_interval
-from claims.word2vec_common import ALPHA, CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary
+from llm_claims_lab.core.stats import PERMUTATIONS
+from claims.word2vec_common import ALPHA, CLUSTERS, KERNELS_DEVIATION, POST_NEIGHBOURS, compare_lists, neighbours, vocabulary
 
 LISTED = sum(map(len, POST_NEIGHBOURS.values()))  # 30 = 5 queries × 6 neighbours
 SHARED = 2  # chance puts ≥ 2 of the 30 among our lists with probability < 0.03 % (see the tolerance)
@@ -120,27 +118,11 @@ def test_semantic_neighbours(verify, word2vec, case, seed):
     judged, baseline = TABLES[case]
     tables = {name: word2vec.untrained_tables(2)[1] if name == NEXT_SEED else word2vec.model(name).w_in
               for name in (judged, baseline)}  # [V, D] each
-    lists = {name: {q: neighbours(table, vocab, q) for q in POST_NEIGHBOURS} for name, table in tables.items()}
-    scores = {name: {q: paragraphs.npmi(token_id(vocab, q), [token_id(vocab, w) for w in words])
-                     for q, words in by_query.items()} for name, by_query in lists.items()}  # [6] per query
-    x, y = (np.concatenate([scores[name][q] for q in POST_NEIGHBOURS]) for name in (judged, baseline))  # [30] each
-    difference, hits, draws = paired_permutation_test(x, y, seed=seed)
-    low, high = proportion_interval(hits, draws, level=DECISION_LEVEL) if draws < 2 ** len(x) else (hits / draws,) * 2
+    judgement = compare_lists(word2vec, {name: {q: neighbours(table, vocab, q) for q in POST_NEIGHBOURS}
+                                         for name, table in tables.items()}, seed)
     post = {q: [w for w in words if vocab.ids(w)] for q, words in POST_NEIGHBOURS.items()}
     post_npmi = np.concatenate([paragraphs.npmi(token_id(vocab, q), [token_id(vocab, w) for w in post[q]])
                                 for q in POST_NEIGHBOURS])
-    details = {
-        "mean NPMI with the query": {judged: round(float(x.mean()), 4),
-                                     baseline: round(float(y.mean()), 4), "difference": round(difference, 4)},
-        "pairs the judged table wins, ties, loses": [int((x > y).sum()), int((x == y).sum()), int((x < y).sum())],
-        "permutation count": f"{hits:,} of {draws:,} labellings at least as far (p = hits / draws)",
-        "neighbours (NPMI with the query)": {
-            q: {name: ", ".join(f"{w} {v:+.2f}" for w, v in zip(lists[name][q], scores[name][q]))
-                for name in (judged, baseline)} for q in POST_NEIGHBOURS},
-        "post's lists on our corpus": f"mean NPMI {post_npmi.mean():+.3f} over the {len(post_npmi)} of {LISTED} "
-                                      "printed words in our vocabulary"}
-    verify(hits / draws, interval=(low, high), details=details,
-           samples=[Sample(item_id=f"{name}/{q}/{w}", input=[q, w], target=None, prediction=float(v), score=None,
-                           extra={"table": name})  # a listed neighbour and its NPMI with the query
-                    for name in (judged, baseline) for q in POST_NEIGHBOURS
-                    for w, v in zip(lists[name][q], scores[name][q])])
+    judgement["details"]["post's lists on our corpus"] = (f"mean NPMI {post_npmi.mean():+.3f} over the "
+                                                          f"{len(post_npmi)} of {LISTED} printed words in our vocabulary")
+    verify(judgement.pop("measured"), **judgement)

@@ -13,19 +13,17 @@ several tokens is the mean of their rows (a byte-level BPE splits a Hangul sylla
 tokens; Kiwi splits 대한민국의 into 대한민국 + 의).
 """
 
-import numpy as np
 import pytest
 import torch
 
 from claims.scored_items import pair_samples
-from llm_claims_lab.core.analogy import WordList, cosine, listing, token_id
+from llm_claims_lab.core.analogy import WordList, cosine, listing
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, at_most, claim
-from llm_claims_harness.measure import DECISION_LEVEL
-from llm_claims_harness.samples import Sample
-from llm_claims_lab.core.stats import items_to_decide, paired_permutation_test, proportion_interval
+from llm_claims_lab.core.stats import items_to_decide
 from llm_claims_lab.word2vec.relatedness import rho_difference_items
 from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
-from claims.word2vec_common import ALPHA, KERNELS_DEVIATION, POST_NEIGHBOURS, neighbours, vocabulary, ws353_vocabulary
+from claims.word2vec_common import (ALPHA, KERNELS_DEVIATION, POST_NEIGHBOURS, compare_lists, neighbours, vocabulary,
+                                    ws353_vocabulary)
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
@@ -178,24 +176,9 @@ def test_bpe_neighbours(verify, word2vec, seed):
     except SegmenterUnavailable as exc:
         pytest.skip(str(exc))
     bpe = word2vec.segmented_model("gpt2_bpe").w_in  # [V_bpe, D]
-    vocab, paragraphs = vocabulary(word2vec), word2vec.paragraphs
-    lists = {"stems": {q: neighbours(word2vec.model("trained").w_in, vocab, q) for q in POST_NEIGHBOURS},
-             "gpt2_bpe": _composed_lists(bpe, segmented, word2vec.corpus.vocab)}
-    scores = {name: {q: paragraphs.npmi(token_id(vocab, q), [token_id(vocab, w) for w in words])
-                     for q, words in by_query.items()} for name, by_query in lists.items()}  # [6] per query
-    x, y = (np.concatenate([scores[name][q] for q in POST_NEIGHBOURS]) for name in ("stems", "gpt2_bpe"))  # [30]
-    difference, hits, draws = paired_permutation_test(x, y, seed=seed)
-    low, high = proportion_interval(hits, draws, level=DECISION_LEVEL) if draws < 2 ** len(x) else (hits / draws,) * 2
-    details = {
-        "mean NPMI with the query": {"stems": round(float(x.mean()), 4), "gpt2_bpe": round(float(y.mean()), 4),
-                                     "difference": round(difference, 4)},
-        "pairs the stems win, ties, lose": [int((x > y).sum()), int((x == y).sum()), int((x < y).sum())],
-        "permutation count": f"{hits:,} of {draws:,} labellings at least as far (p = hits / draws)",
-        "neighbours (NPMI with the query)": {
-            q: {name: ", ".join(f"{w} {v:+.2f}" for w, v in zip(lists[name][q], scores[name][q]))
-                for name in lists} for q in POST_NEIGHBOURS},
-        "BPE table's own nearest tokens": {q: _neighbours(bpe, segmented, q) for q in QUERIES}}
-    verify(hits / draws, interval=(low, high), details=details,
-           samples=[Sample(item_id=f"{name}/{q}/{w}", input=[q, w], target=None, prediction=float(v), score=None,
-                           extra={"table": name})  # a listed neighbour and its NPMI with the query
-                    for name in lists for q in POST_NEIGHBOURS for w, v in zip(lists[name][q], scores[name][q])])
+    vocab = vocabulary(word2vec)
+    judgement = compare_lists(word2vec, {
+        "stems": {q: neighbours(word2vec.model("trained").w_in, vocab, q) for q in POST_NEIGHBOURS},
+        "gpt2_bpe": _composed_lists(bpe, segmented, word2vec.corpus.vocab)}, seed)
+    judgement["details"]["BPE table's own nearest tokens"] = {q: _neighbours(bpe, segmented, q) for q in QUERIES}
+    verify(judgement.pop("measured"), **judgement)

@@ -9,14 +9,16 @@ from the repository root (``pythonpath = ["."]``) under every pytest import mode
 
 import statistics
 
+import numpy as np
 import pytest
 import torch
 from scipy import stats
 
 from llm_claims_harness.declare import Quote
+from llm_claims_harness.samples import Sample
 from llm_claims_harness.measure import DECISION_LEVEL
 from llm_claims_lab.core.analogy import WordList, analogy_rank, answer, cosine, token_id
-from llm_claims_lab.core.stats import items_to_exclude
+from llm_claims_lab.core.stats import items_to_exclude, paired_permutation_test, proportion_interval
 from llm_claims_lab.word2vec import ko_eval
 from llm_claims_lab.word2vec.relatedness import covered_pairs
 from llm_claims_lab.word2vec.skipgram import KERNELS
@@ -70,6 +72,35 @@ def neighbours(table: torch.Tensor, vocab: WordList, query: str) -> list[str]:
     scores = cosine(table, table[row])  # [V]
     scores[row] = -torch.inf
     return [vocab.token(i) for i in scores.topk(6).indices.tolist()]
+
+
+def compare_lists(word2vec, lists: dict[str, dict[str, list[str]]], seed: int) -> dict:
+    """The neighbour judge of w2v.semantic_neighbours and w2v.bpe_neighbours: ``lists`` holds two tables' lists
+    (``{table: {query: six words of the stems' vocabulary}}``, the judged table first, for post A's queries); each
+    listed word is scored by its NPMI with its query over the corpus's paragraphs, and a one-sided paired permutation
+    test (the j-th neighbour of a query in each table paired) asks whether the first table's 30 scores exceed the
+    second's. Returns ``verify``'s arguments: the p-value as ``measured``, its Monte Carlo count's exact
+    ``interval``, ``details`` (means, wins, the count, the lists with their scores) and ``samples`` (one per listed
+    word)."""
+    vocab, paragraphs = vocabulary(word2vec), word2vec.paragraphs
+    judged, baseline = lists
+    scores = {name: {q: paragraphs.npmi(token_id(vocab, q), [token_id(vocab, w) for w in words])
+                     for q, words in by_query.items()} for name, by_query in lists.items()}  # [6] per query
+    x, y = (np.concatenate([scores[name][q] for q in POST_NEIGHBOURS]) for name in (judged, baseline))  # [30] each
+    difference, hits, draws = paired_permutation_test(x, y, seed=seed)
+    low, high = proportion_interval(hits, draws, level=DECISION_LEVEL) if draws < 2 ** len(x) else (hits / draws,) * 2
+    details = {
+        "mean NPMI with the query": {judged: round(float(x.mean()), 4),
+                                     baseline: round(float(y.mean()), 4), "difference": round(difference, 4)},
+        "pairs the judged table wins, ties, loses": [int((x > y).sum()), int((x == y).sum()), int((x < y).sum())],
+        "permutation count": f"{hits:,} of {draws:,} labellings at least as far (p = hits / draws)",
+        "neighbours (NPMI with the query)": {
+            q: {name: ", ".join(f"{w} {v:+.2f}" for w, v in zip(lists[name][q], scores[name][q]))
+                for name in lists} for q in POST_NEIGHBOURS}}
+    samples = [Sample(item_id=f"{name}/{q}/{w}", input=[q, w], target=None, prediction=float(v), score=None,
+                      extra={"table": name})  # a listed neighbour and its NPMI with the query
+               for name in lists for q in POST_NEIGHBOURS for w, v in zip(lists[name][q], scores[name][q])]
+    return {"measured": hits / draws, "interval": (low, high), "details": details, "samples": samples}
 
 
 def vocabulary(word2vec) -> WordList:
