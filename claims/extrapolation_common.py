@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 
-from llm_claims_harness.declare import at_least, close
+from llm_claims_harness.declare import at_least, at_most, close
 from llm_claims_lab.extrapolation import CURVE_STEPS, EVAL_SEQUENCES, Calibration, ExtrapolationLab, measure
 
 SOURCE = "Post A, exp. 3 'pe_probe.py --exp extrapolate'"
@@ -26,6 +26,10 @@ REPRODUCE = close(reason="effect size: within 5 pp of the post's number, a tenth
                   "the post's own single-run noise (≤ 1.96 × seed SD ≈ 1.3 pp at most)", atol=5.0)
 KEEPS = at_least(-5.0, reason="effect size: 'keeps its accuracy' = loses at most 5 pp from length 20, a fifth of the "
                        "smallest failure the post reports (relative bias: −23.4 pp at 40)")
+NOT_AUTOMATIC = at_most(KEEPS.bound, reason=f"effect size: 'not solved automatically' = the model does not keep at the "
+                                     f"longer length the accuracy it has at the training length, i.e. it loses more "
+                                     f"than the {-KEEPS.bound:g} pp that 'keeps its accuracy' allows (the beyond rows' "
+                                     "bound: a fifth of the smallest failure post A reports, −23.4 pp at 40)")
 LEARNS = at_least(95.0, reason="effect size: the task is learned at the training length when at most 5 pp short of the "
                         "100 % that post A's three schemes reach")
 

@@ -106,6 +106,24 @@ def test_training_follows_the_posts_loop():
         assert (fast[f"step5/{name}"] - p).abs().max() < 1e-5, name
 
 
+
+def test_mixed_lengths_draw_each_steps_length_from_the_same_stream(monkeypatch):
+    """A ``*_mixed`` run draws one length per step, uniform on 2 … max_len, before the step's tokens; a fixed-length
+    run draws no length (its stream, and so its weights, are those of the protocol)."""
+    seen = []
+    loss = ExtrapolationModel.loss
+    monkeypatch.setattr(ExtrapolationModel, "loss", lambda self, x: seen.append(x.shape) or loss(self, x))
+    train(ExtrapolationConfig(scheme="sinusoidal_mixed", steps=40), 1, torch.device("cpu"))
+    lengths = {T for _, T in seen}
+    assert all(B == 256 for B, _ in seen) and lengths <= set(range(2, 41)) and len(lengths) > 10
+    g = torch.Generator().manual_seed(0)
+    _, cpu_state = initial_model(ExtrapolationConfig(scheme="sinusoidal_mixed"), 1)
+    g.set_state(cpu_state)
+    assert seen[0][1] == int(torch.randint(2, 41, (1,), generator=g))  # the first draw after the initial weights
+    seen.clear()
+    train(ExtrapolationConfig(scheme="sinusoidal", steps=3), 1, torch.device("cpu"))
+    assert [T for _, T in seen] == [20, 20, 20]
+
 def test_alibi_slopes_match_the_reference():
     assert alibi_slopes(8) == [2.0 ** -k for k in range(1, 9)]
     assert alibi_slopes(1) == [2.0 ** -8]

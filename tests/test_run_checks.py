@@ -39,3 +39,10 @@ def test_a_sinusoid_with_another_base_is_refused() -> None:
     model.pos = SinusoidalPositionalEncoding(model.config.d_model, base=1000.0)
     with pytest.raises(RunCheckError, match="differs from the fixed sinusoid"):
         check_run(model, 3000)
+
+
+def test_a_run_without_positions_that_sees_positions_is_refused() -> None:
+    model, _ = initial_model(ExtrapolationConfig(scheme="nope"), 0)
+    model.pos = SinusoidalPositionalEncoding(model.config.d_model)  # parameter-free, so only the zero check sees it
+    with pytest.raises(RunCheckError, match="a position signal leaks"):
+        check_run(model, 3000)

@@ -60,8 +60,8 @@ def extrapolation_lab(weight_cache, device):
 """
 # every extrapolation claims module, so a row moved to a new module is still copied
 FILES = sorted(p.name for p in (ROOT / "claims").glob("test_extrapolation*.py"))
-MAIN, MECHANISMS, BEYOND, FOOTING, POST_B = (f"test_extrapolation{part}.py::"
-                                             for part in ("", "_mechanisms", "_beyond", "_footing", "_post_b"))
+MAIN, MECHANISMS, BEYOND, FOOTING, POST_B, LENGTHS = (f"test_extrapolation{part}.py::" for part in
+                                                      ("", "_mechanisms", "_beyond", "_footing", "_post_b", "_lengths"))
 
 MUTATIONS = {
     # the relative bias indexed by the key's absolute position j instead of the offset j − i
@@ -95,14 +95,17 @@ MUTATIONS = {
         """, ("learned",), [MAIN + "test_learned", MAIN + "test_new_positions_near_chance"],
         {"extrap.new_positions_near_chance[learned]"}),
     # accuracy 'over all positions' scored on the positions seen in training only (the new positions sliced off):
-    # sinusoidal PE seems to keep its accuracy at 40, so post B's 'not solved automatically' reads as false. It edits
+    # sinusoidal PE seems to keep its accuracy at 40 (and the run trained at 40 at 80), so post B's 'not solved
+    # automatically' and 'only when trained long' read as false. It edits
     # scoring, after the cache: the rows read the run's own steps-sweep entries, and nothing is trained
     "all_positions_scored_as_seen": (textwrap.dedent("""
         from llm_claims_lab.extrapolation import Run
         positions = Run._positions
         Run._positions = lambda self, part, L: positions(self, "seen" if part == "acc" else part, L)
-        """) + WITH_SWEEP, (), [POST_B + "test_sin_long_context_not_automatic", MAIN + "test_sinusoidal[len40]"],
-        {"extrap.sin_long_context_not_automatic", "extrap.sinusoidal[len40]"}),
+        """) + WITH_SWEEP, (), [POST_B + "test_sin_long_context_not_automatic", MAIN + "test_sinusoidal[len40]",
+                                LENGTHS + "test_long_context_from_long_training[at_80]"],
+        {"extrap.sin_long_context_not_automatic", "extrap.sinusoidal[len40]",
+         "extrap.long_context_from_long_training[at_80]"}),
     # ALiBi built without the mirrored mask that gives it its direction: the lab builds the symmetric control's
     # model (same heads and slopes, no mask) where ALiBi is asked for. No code is edited, so the weights are the
     # control's own entry, shared with the run.
@@ -131,8 +134,33 @@ MUTATIONS = {
     "optimizer_never_steps": ("""
         import torch
         torch.optim.Adam.step = lambda self, closure=None: None
-        """, ("sinusoidal", "raw_integer"), [MAIN + "test_raw_integer_breaks_training"],
-        {"extrap.raw_integer_breaks_training"}),
+        """, ("sinusoidal", "raw_integer"), [MAIN + "test_raw_integer_breaks_training",
+                                            POST_B + "test_sin_relative_rule_learned_early"],
+        {"extrap.raw_integer_breaks_training", "extrap.sin_relative_rule_learned_early"}),
+    # the run without positions built as sinusoidal PE (a wrong entry in the scheme map, parameter-free, so the
+    # parameter check passes it): 'PE vs none' would compare PE with itself. The run's check (NoPE's table is zeros)
+    # errors both rows; the suite's steps-sweep runs serve the schemes with positions
+    "nope_sees_positions": (textwrap.dedent("""
+        import llm_claims_lab.extrapolation.model as M
+        scheme = M.positional_scheme
+        M.positional_scheme = lambda c: (M.SinusoidalPositionalEncoding(c.d_model) if c.base_scheme == "nope"
+                                         else scheme(c))
+        """) + WITH_SWEEP, ("nope",), [POST_B + "test_pe_vs_no_position"],
+        {"extrap.pe_vs_no_position[sinusoidal]", "extrap.pe_vs_no_position[learned]"}),
+    # the long-context run not trained long (its configuration keeps the protocol's length 20, positions to 80): the
+    # sentence's 'trained at 40' would read a run trained at 20, and at_40 finds no gain
+    "long_run_trained_short": (textwrap.dedent("""
+        import llm_claims_lab.extrapolation as E
+        E.LONG_CONTEXT = E.ExtrapolationConfig(train_len=20, max_len=80)
+        """) + WITH_SWEEP, (), [LENGTHS + "test_long_context_from_long_training[at_40]"],
+        {"extrap.long_context_from_long_training[at_40]"}),
+    # the mixed-length run trained at the fixed length (its flag not honoured by the training loop): 'the length
+    # distribution affects it' would compare the protocol's run with itself
+    "mixed_lengths_ignored": (textwrap.dedent("""
+        from llm_claims_lab.extrapolation import ExtrapolationConfig
+        ExtrapolationConfig.mixed_lengths = property(lambda self: False)
+        """) + WITH_SWEEP, ("sinusoidal_mixed",), [LENGTHS + "test_length_distribution_matters"],
+        {"extrap.length_distribution_matters"}),
     # the raw numbers scaled past float32's range: the first step's loss is NaN and so is every weight after it;
     # argmax over NaN logits still yields an 'accuracy' near chance, a false 'breaks'. The run's check errors it
     "raw_integer_nan": ("""

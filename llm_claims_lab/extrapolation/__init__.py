@@ -45,6 +45,7 @@ from llm_claims_lab.extrapolation.evaluation import (
     PerLength,
     Run,
     correct_with_offsets_masked,
+    order_blind_ceiling,
     eval_batch,
     eval_generator,
     evaluate,
@@ -65,7 +66,10 @@ from llm_claims_lab.extrapolation.model import (
     CONTROL_SCHEMES,
     MASK,
     MASKED_SCHEMES,
+    MIXED,
+    MIXED_SCHEMES,
     NAIVE_SCHEMES,
+    NO_POSITION_SCHEMES,
     POST_SCHEMES,
     SCHEMES,
     SWEPT_SCHEMES,
@@ -73,7 +77,7 @@ from llm_claims_lab.extrapolation.model import (
     ExtrapolationModel,
     positional_scheme,
 )
-from llm_claims_lab.extrapolation.runs import CURVE_STEPS, EVALUATION_CODE, ExtrapolationLab
+from llm_claims_lab.extrapolation.runs import CURVE_STEPS, EVALUATION_CODE, LONG_CONTEXT, ExtrapolationLab
 from llm_claims_lab.extrapolation.training import (
     TRAINING_CODE,
     data_generator,
@@ -85,12 +89,12 @@ from llm_claims_lab.extrapolation.figures import plot_accuracy_by_position, plot
 
 __all__ = [
     "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "CLIP_DISTANCE", "CLIP_SCHEMES", "CLIP_SWEEP", "MASK",
-    "MASKED_SCHEMES", "PARAMETER_FREE", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
-    "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "NAIVE_SCHEMES", "POST_SCHEMES", "SCHEMES",
+    "MASKED_SCHEMES", "MIXED", "MIXED_SCHEMES", "PARAMETER_FREE", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
+    "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "LONG_CONTEXT", "NAIVE_SCHEMES", "NO_POSITION_SCHEMES", "POST_SCHEMES", "SCHEMES",
     "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
     "ExtrapolationModel", "PerLength", "Run", "RunCheckError", "calibration_path", "check_run", "correct_with_offsets_masked", "data_generator",
     "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "initial_model",
-    "load_calibration", "measure", "measures", "one_thread", "plot_accuracy_by_position", "plot_relative_bias",
+    "load_calibration", "measure", "measures", "one_thread", "order_blind_ceiling", "plot_accuracy_by_position", "plot_relative_bias",
     "positional_peak_gap", "positional_scheme", "quantities", "relative_bias_probes", "relative_probes_for",
     "relative_probes_path", "train",
 ]

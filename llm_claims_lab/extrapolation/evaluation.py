@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import torch
+import torch.nn.functional as F
 
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel
 from llm_claims_lab.core.devices import one_thread
@@ -203,6 +204,27 @@ def positional_peak_gap(model: ExtrapolationModel) -> float:
         hit = (form[:-1].argmax(-1) == torch.arange(1, c.max_len)).double()  # [L − 1]
     T = c.train_len
     return (hit[: T - 1].mean() - hit[T - 1:].mean()).item()
+
+
+def order_blind_ceiling(x: torch.Tensor, vocab_size: int, *, chunk: int = 2048) -> float:
+    """The expected accuracy (%) at the right-neighbour task of the best model blind to order, on sequences
+    ``x: [N, L]`` of i.i.d. tokens: one whose prediction at position ``i`` depends on the token ``x_i`` and on
+    the sequence's multiset of tokens ``M`` only, as attention without positions and without a mask does
+    (:class:`~llm_claims_lab.positional.NoPositionalEncoding`).
+
+    With i.i.d. tokens every order of ``M`` is equally likely, so the token after a position holding ``a`` is
+    any other slot of ``M``: ``P(x_{i+1} = t | x_i = a, M) = (c_t − [t = a]) / (L − 1)``, ``c_t`` the count of
+    ``t`` in ``M``. The best such model predicts the ``t`` with the largest count and is right with that
+    probability; the ceiling averages it over the ``N·(L − 1)`` predictions. A model blind to order scores at
+    most this, up to its evaluation noise (the same sequences' standard error). Integer counts, no model involved.
+    """
+    V, L, total = vocab_size, x.shape[1], 0
+    for part in x.split(chunk):  # [n, L]
+        counts = torch.zeros(len(part), V, dtype=torch.int64, device=x.device)  # [n, V]: c_t per sequence
+        counts.scatter_add_(1, part, torch.ones_like(part))
+        others = counts[:, None, :] - F.one_hot(part[:, :-1], V)  # [n, L − 1, V]: M less the query's own slot
+        total += others.amax(-1).sum().item()
+    return 100 * total / (x.shape[0] * (L - 1) ** 2)
 
 
 @torch.no_grad()

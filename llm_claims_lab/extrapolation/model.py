@@ -27,6 +27,7 @@ from llm_claims_lab.positional import (
     ALiBiBias,
     ClippedRelativePositionBias,
     LearnedPositionalEmbedding,
+    NoPositionalEncoding,
     RawIntegerPositions,
     RelativePositionBias,
     RotaryPositionEmbedding,
@@ -39,12 +40,16 @@ POST_SCHEMES = ("learned", "sinusoidal", "relative")  # post A's three: --pe lea
 BEYOND_SCHEMES = ("alibi", "rope", "t5", "relative_clipped")  # what post A says fixes the failure
 CONTROL_SCHEMES = ("alibi_symmetric",)  # ALiBi without the mask that gives it a direction
 NAIVE_SCHEMES = ("raw_integer",)  # post A's dismissed first idea: add the numbers 1, 2, 3, … ('학습이 망가집니다')
+NO_POSITION_SCHEMES = ("nope",)  # no position signal (NoPE): post B's '위치 정보가 없는 입력' (input without positions)
 CLIP_DISTANCE = 16  # relative_clipped's k: Shaw et al. 2018 §4.1 (k = 16), inside the trained offsets ±19
 CLIP_SWEEP = (2, 4, 8)  # further clip widths k (Shaw et al. 2018, Table 2: BLEU flat for k ≥ 2), beside 16
 CLIP_SCHEMES = tuple(f"relative_clipped_k{k}" for k in CLIP_SWEEP)
 MASK = "_masked"  # suffix of a scheme trained on ALiBi's footing: keys j < i masked, the mask mirrored to the task
 MASKED_SCHEMES = tuple(s + MASK for s in ("learned", "sinusoidal", "relative", "rope", "t5", "relative_clipped"))
-SCHEMES = POST_SCHEMES + BEYOND_SCHEMES + CONTROL_SCHEMES + NAIVE_SCHEMES + CLIP_SCHEMES + MASKED_SCHEMES
+MIXED = "_mixed"  # suffix of a scheme trained on mixed lengths: each step's length uniform on 2 … max_len
+MIXED_SCHEMES = ("sinusoidal" + MIXED,)  # post B: '학습 데이터의 길이 분포' (the training data's length distribution)
+SCHEMES = (POST_SCHEMES + BEYOND_SCHEMES + CONTROL_SCHEMES + NAIVE_SCHEMES + NO_POSITION_SCHEMES + CLIP_SCHEMES
+           + MASKED_SCHEMES + MIXED_SCHEMES)
 SWEPT_SCHEMES = POST_SCHEMES + BEYOND_SCHEMES  # schemes with a verdict at 40 whose budget dependence is shown
 ALIBI_HEADS = 8  # ALiBi's slopes are defined for H heads (Press et al. 2022 use 8 and more); D/H = 16 each
 
@@ -70,8 +75,14 @@ class ExtrapolationConfig:
 
     @property
     def base_scheme(self) -> str:
-        """The positional scheme without the footing: ``scheme`` less the :data:`MASK` suffix."""
-        return self.scheme.removesuffix(MASK)
+        """The positional scheme without the footing: ``scheme`` less the :data:`MASK` or :data:`MIXED` suffix."""
+        return self.scheme.removesuffix(MASK).removesuffix(MIXED)
+
+    @property
+    def mixed_lengths(self) -> bool:
+        """Whether each training step draws its sequences' length uniformly from 2 … ``max_len`` (a ``*_mixed``
+        scheme; mean 21 tokens at the protocol's 40, about the 20 of a fixed-length step) instead of ``train_len``."""
+        return self.scheme.endswith(MIXED)
 
     @property
     def right_mask(self) -> bool:
@@ -106,8 +117,10 @@ def positional_scheme(config: ExtrapolationConfig) -> nn.Module:
     longer offset shares the last trained bucket); ``alibi``: ALiBi's reference slopes for
     :data:`ALIBI_HEADS` heads, direction from a mask mirrored to the task (keys ``j ≥ i``);
     ``alibi_symmetric``: the same slopes, no mask (control); ``rope``: RoPE on queries and keys;
-    ``raw_integer``: the raw numbers 1, 2, 3, … added on every channel (post A's dismissed first idea).
-    A ``*_masked`` scheme (:data:`MASKED_SCHEMES`) is its base scheme; the model adds the mask.
+    ``raw_integer``: the raw numbers 1, 2, 3, … added on every channel (post A's dismissed first idea);
+    ``nope``: no position signal (zeros; Kazemnejad et al. 2023's NoPE, here without a causal mask).
+    A ``*_masked`` scheme (:data:`MASKED_SCHEMES`) is its base scheme; the model adds the mask. A ``*_mixed``
+    scheme (:data:`MIXED_SCHEMES`) is its base scheme; training draws the lengths.
     """
     c = config
     if c.base_scheme.startswith("relative_clipped_k"):
@@ -122,6 +135,7 @@ def positional_scheme(config: ExtrapolationConfig) -> nn.Module:
         "alibi_symmetric": lambda: ALiBiBias(c.num_heads, direction=None),
         "rope": lambda: RotaryPositionEmbedding(),
         "raw_integer": lambda: RawIntegerPositions(c.d_model),
+        "nope": lambda: NoPositionalEncoding(c.d_model),
     }[c.base_scheme]()
 
 

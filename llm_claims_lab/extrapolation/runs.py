@@ -25,6 +25,9 @@ from llm_claims_lab.extrapolation.guards import check_run
 from llm_claims_lab.extrapolation.model import CLIP_DISTANCE, ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE, initial_model, train
 
+# Post A's protocol at twice its training length (sequences of 40, positions to 80; evaluated at 40 and 80): post B's
+# 'long context comes from training long' ('모델 전체가 긴 문맥에서 훈련되고 정렬되어야 생긴다')
+LONG_CONTEXT = ExtrapolationConfig(train_len=40, max_len=80)
 CURVE_STEPS = (750, 1500, 3000, 6000)  # training budgets of the steps sweep: ¼× … 2× the protocol's 3000
 # What an evaluation's result depends on beyond the trained weights (its cache fingerprint).
 EVALUATION_CODE = (eval_generator, eval_batch, evaluate_batch)
@@ -99,7 +102,8 @@ class ExtrapolationLab:
                 "checkpoints": sorted(checkpoints)}
         if config.base_scheme == "relative_clipped":  # a module constant, not in the training code's source
             spec["clip_distance"] = CLIP_DISTANCE
-        name = f"extrapolation-{config.scheme}-seed{seed}" + ("-curve" if checkpoints else "")
+        length = "" if config.train_len == ExtrapolationConfig.train_len else f"len{config.train_len}-"
+        name = f"extrapolation-{length}{config.scheme}-seed{seed}" + ("-curve" if checkpoints else "")
         return cache.Entry(name, cache.fingerprint(spec, code=TRAINING_CODE, device=self.device),
                            lambda progress: train(config, seed, self.device, checkpoints=checkpoints,
                                                   progress=progress))

@@ -15,7 +15,7 @@ import torch
 from llm_claims_lab.core import cache
 from llm_claims_lab.positional import attention
 from llm_claims_lab.core.devices import one_thread
-from llm_claims_lab.positional import absolute, biases, rope
+from llm_claims_lab.positional import absolute, biases, nope, rope
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel, positional_scheme
 
 
@@ -45,17 +45,19 @@ def data_generator(seed: int, cpu_state: torch.Tensor, device: torch.device) -> 
 def train(config: ExtrapolationConfig, seed: int, device: torch.device, *, checkpoints: Sequence[int] = (),
           progress: cache.Progress | None = None) -> cache.Tensors:
     """Train post A's model; return, for each checkpoint step ``s`` (and ``config.steps``), its weights
-    as ``step{s}/<parameter>``. Runs on one CPU thread when ``device`` is the CPU. The weights at step
+    as ``step{s}/<parameter>``. Every step's sequences have length ``train_len``, or on mixed lengths
+    (:attr:`ExtrapolationConfig.mixed_lengths`) a length drawn for the step. Runs on one CPU thread when ``device`` is the CPU. The weights at step
     ``s`` do not depend on later checkpoints: a run to 12,000 steps passes through the 3000-step run."""
     model, cpu_state = initial_model(config, seed)
     model.to(device)
     g = data_generator(seed, cpu_state, device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     saved: cache.Tensors = {}
-    shape = (config.batch_size, config.train_len)
     with one_thread() if device.type == "cpu" else contextlib.nullcontext():
         for step in range(1, config.steps + 1):
-            x = torch.randint(0, config.vocab_size, shape, generator=g, device=device)  # [B, T]
+            T = (int(torch.randint(2, config.max_len + 1, (1,), generator=g, device=device)) if config.mixed_lengths
+                 else config.train_len)  # a mixed-length step draws its length first, from the same stream
+            x = torch.randint(0, config.vocab_size, (config.batch_size, T), generator=g, device=device)  # [B, T]
             loss = model.loss(x)
             opt.zero_grad()
             loss.backward()
@@ -69,4 +71,4 @@ def train(config: ExtrapolationConfig, seed: int, device: torch.device, *, check
 
 # What trained weights depend on (their cache fingerprint); editing evaluation or reports retrains nothing.
 TRAINING_CODE = (ExtrapolationConfig, positional_scheme, ExtrapolationModel, one_thread, initial_model,
-                 data_generator, train, absolute, biases, rope, attention)
+                 data_generator, train, absolute, biases, rope, attention, nope)

@@ -1,11 +1,13 @@
-"""Positional encodings, in the two kinds of STYLE.md plus RoPE: :mod:`.absolute`, :mod:`.biases`, :mod:`.rope`.
+"""Positional encodings, in the two kinds of STYLE.md plus RoPE: :mod:`.absolute`, :mod:`.biases`, :mod:`.rope`, and
+none (:mod:`.nope`).
 
 Letters: B batch, T seq_len (T_q, T_k for queries and keys), D d_model, H heads.
 
 - Additive encodings return a ``[T, D]`` table that is added to token embeddings ``[B, T, D]``:
   :class:`SinusoidalPositionalEncoding` (parameter-free), :class:`LearnedPositionalEmbedding`
   (a BERT/GPT-2-style table with ``max_len`` rows) and :class:`RawIntegerPositions` (post A's naive
-  first idea: the numbers 1, 2, 3, … themselves).
+  first idea: the numbers 1, 2, 3, … themselves); :class:`NoPositionalEncoding` (:mod:`.nope`) is the additive
+  table of no position signal (zeros; the control "NoPE").
 - Attention biases return ``[H, T_q, T_k]`` added to the attention logits:
   :class:`RelativePositionBias` (post A's one learned scalar per offset),
   :class:`ClippedRelativePositionBias` (offsets clipped, Shaw et al. 2018),
@@ -27,9 +29,11 @@ from llm_claims_lab.positional.absolute import (BASE, LearnedPositionalEmbedding
                                                sinusoidal_table)
 from llm_claims_lab.positional.biases import (ALiBiBias, ClippedRelativePositionBias, RelativePositionBias,
                                              T5RelativePositionBias, alibi_slopes, relative_offsets, t5_bucket)
+from llm_claims_lab.positional.nope import NoPositionalEncoding
 from llm_claims_lab.positional.rope import RotaryPositionEmbedding, apply_rope
 
-__all__ = ["ALiBiBias", "BASE", "ClippedRelativePositionBias", "LearnedPositionalEmbedding", "RawIntegerPositions",
+__all__ = ["ALiBiBias", "BASE", "ClippedRelativePositionBias", "LearnedPositionalEmbedding", "NoPositionalEncoding",
+           "RawIntegerPositions",
            "RelativePositionBias", "RotaryPositionEmbedding", "SinusoidalPositionalEncoding", "T5RelativePositionBias",
            "alibi_slopes", "apply_rope", "frequencies", "relative_offsets", "shift_matrix", "sinusoidal_table",
            "t5_bucket"]
