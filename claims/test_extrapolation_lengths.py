@@ -29,8 +29,9 @@ LONG = LONG_CONTEXT.train_len
     source="Post B, '학습되는 position embedding과의 차이' ('긴 문맥을 제대로 이해하는 능력은 모델 전체가 긴 문맥에서 훈련되고 "
            "정렬되어야 생긴다'); measured on post A's exp. 3 toy",
     statement=f"Long-context ability comes from training the model at long context: post A's toy with sinusoidal PE "
-              f"trained on sequences of {LONG} (everything else the protocol's) against the protocol's run trained at "
-              "20.",
+              f"(the scheme post B's paragraph is about) trained on sequences of {LONG} (everything else the "
+              "protocol's) against the protocol's run trained at 20. Not every scheme needs it on this toy: ALiBi and "
+              "RoPE trained at 20 keep their accuracy at 40 (extrap.alibi[len40], extrap.rope[len40]).",
     kind="post",
     quote=Quote("긴 문맥을 제대로 이해하는 능력은 모델 전체가 긴 문맥에서 훈련되고 정렬되어야 생긴다",
                 "the ability to really understand long contexts arises only when the whole model is trained and "
@@ -90,8 +91,11 @@ AFFECTS = at_least(10.0, reason="effect size: 'affects' = changing only the leng
               "sinusoidal PE trained on mixed lengths (each step's 256 sequences of one length drawn uniformly from "
               "2–40: 21 tokens a sequence on average, about the protocol's 20) against the protocol's run (every "
               "sequence 20 long), both tested at 40; only the length distribution differs (same seed, initial "
-              f"weights, steps and optimiser). |accuracy at 40, mixed − fixed| ≥ {AFFECTS.bound:g} pp. The other "
-              "causes the sentence lists (attention layer, normalisation, later training) are not measured.",
+              f"weights, steps and optimiser). |accuracy at 40, mixed − fixed| ≥ {AFFECTS.bound:g} pp. The mixed "
+              "lengths reach 40, so positions 20–39 are trained: what moves accuracy at 40 is the distribution's "
+              "reach, as in extrap.long_context_from_long_training[at_40] (every sequence 40 long); a mix within "
+              "2–20 (the same reach) is not measured. The other causes the sentence lists (attention layer, "
+              "normalisation, later training) are not measured.",
     kind="post",
     quote=Quote("attention layer, 학습 데이터의 길이 분포, normalization, 후처리 학습까지 같이 영향을 준다",
                 "the attention layer, the training data's length distribution, normalisation and post-training all "
