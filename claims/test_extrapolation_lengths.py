@@ -15,8 +15,6 @@ from claims.extrapolation_common import DEVIATION, KEEPS, LEARNS, NOT_AUTOMATIC,
 from llm_claims_harness.declare import Case, Quote, at_least, claim
 from llm_claims_lab.extrapolation import LONG_CONTEXT, MIXED_SCHEMES
 
-
-
 TRAINED_LONG = at_least(10.0, reason="effect size: 'the ability comes from training long' = training at 40 instead of 20 "
                               "raises accuracy at 40 by at least 10 pp, a fifth of the ~50 pp that post A's sinusoidal "
                               "PE loses from 20 to 40")
