@@ -27,17 +27,22 @@ import torch
 
 from llm_claims_lab.core import cache
 from llm_claims_lab.core.atomic import write_text_atomic
+from llm_claims_lab.core.devices import pin_cuda_numerics, usable_device
 from llm_claims_lab.core.executors import add_options, from_options
+from llm_claims_lab.core.host_memory import keep_freed_memory
 from llm_claims_lab.extrapolation import (EARLY_SCHEMES, EARLY_STEPS, TRAINING_CODE, ExtrapolationLab, calibration_path,
                                           early_accuracies)
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def curve_task(cache_dir: str, run_id: str, scheme: str, seed: int) -> list[float]:
-    """One seed's early learning curve of ``scheme`` on the CPU: accuracy at 20 (%) after each early step, rounded
-    to 6 decimals; trained (or loaded) through the weight cache at ``cache_dir``."""
-    lab = ExtrapolationLab(cache.WeightCache(Path(cache_dir), run_id=run_id), torch.device("cpu"))
+def curve_task(cache_dir: str, device: str, run_id: str, scheme: str, seed: int) -> list[float]:
+    """One seed's early learning curve of ``scheme`` on ``device``: accuracy at 20 (%) after each early step,
+    rounded to 6 decimals; trained (or loaded) through the weight cache at ``cache_dir``."""
+    keep_freed_memory()  # as the suite's processes do: no value changes, fewer page faults
+    if torch.device(device).type == "cuda":
+        pin_cuda_numerics()
+    lab = ExtrapolationLab(cache.WeightCache(Path(cache_dir), run_id=run_id), torch.device(device))
     return [round(acc, 6) for acc in early_accuracies(lab.early_curves(scheme, [seed])[0], 20)]
 
 
@@ -48,19 +53,25 @@ def main() -> None:
     default_cache = os.environ.get("CLAIMS_CACHE_DIR") or ROOT / ".cache" / "claims"
     parser.add_argument("--cache-dir", default=default_cache,
                         help="weights cache (default: $CLAIMS_CACHE_DIR, else .cache/claims)")
-    parser.add_argument("--out", type=Path, default=calibration_path("cpu", ROOT / "calibration"),
+    parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    parser.add_argument("--out", type=Path, default=None,
                         help="the calibration file whose early_learning section is written (default: "
-                             "calibration/extrapolation.json)")
+                             "calibration/extrapolation.json on the CPU, extrapolation-<device type>.json elsewhere)")
     args = parser.parse_args()
     if args.seeds < 2:
         parser.error("--seeds must be at least 2 (a spread needs two values)")
+    try:
+        usable_device(args.device)
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.out = args.out or calibration_path(args.device, ROOT / "calibration")
     try:
         data = json.loads(args.out.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         sys.exit(f"{args.out}: cannot read the calibration ({type(exc).__name__}: {exc}); run "
                  "calibration/calibrate_extrapolation.py first")
     curves: dict[tuple[str, int], list[float]] = {}
-    tasks = [(str(args.worker_cache_dir or args.cache_dir), uuid.uuid4().hex, scheme, seed)
+    tasks = [(str(args.worker_cache_dir or args.cache_dir), args.device, uuid.uuid4().hex, scheme, seed)
              for seed in range(1, args.seeds + 1) for scheme in EARLY_SCHEMES]
 
     def keep(task: tuple, values: list[float]) -> None:
