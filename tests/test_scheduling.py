@@ -38,6 +38,12 @@ def test_a_dist_in_pytest_addopts_is_kept(tiny: pytest.Pytester, monkeypatch: py
     result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
 
 
+def test_a_dist_in_the_ini_file_is_kept(tiny: pytest.Pytester) -> None:
+    tiny.makeini("[pytest]\naddopts = --dist=load\n")
+    result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v")
+    result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
+
+
 def test_slow_tests_come_before_the_other_harness_tests() -> None:
     from fixtures.trained import pytest_collection_modifyitems
 
