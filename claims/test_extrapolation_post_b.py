@@ -12,8 +12,8 @@ import pytest
 from claims.extrapolation_common import CHANCE, DEVIATION, KEEPS, LEARNS, NOT_AUTOMATIC, _drop_noise, _mean, _noise
 
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, claim
-from llm_claims_lab.extrapolation import (EARLY_SCHEMES, EARLY_STEPS, early_accuracies, early_area, eval_batch,
-                                          order_blind_ceiling, steps_to)
+from llm_claims_lab.extrapolation import eval_batch, order_blind_ceiling
+
 
 
 @claim(
@@ -149,60 +149,3 @@ def test_pe_vs_no_position(verify, extrapolation_lab, calibration, seeds, case):
         "order-blind ceiling (NoPE cannot pass it)": ceiling, "chance": CHANCE,
         "noise": f"SD of {case} − NoPE acc20 over the calibration seeds{calibration.note}", "seeds": len(seeds)})
 
-
-
-EASIER = at_least(5.0, reason="effect size: 'easy to learn' read charitably as any speed-up a reader would notice: the "
-                       "early curve's area larger by 5 pp, which is the same rise of ~98 pp about 40 of the 750 steps "
-                       "sooner (a twentieth of the stretch)")
-
-
-@claim(
-    id="extrap.sin_relative_rule_learned_faster",
-    post="B", section="sin-cos",
-    source="Post B, '왜 하필 sin과 cos인가' ('상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다'); measured on post A's exp. 3 "
-           "toy",
-    statement="Sinusoidal PE lays down coordinates in which a relative-position rule is easy to learn: on post A's toy, "
-              "whose rule is relative (predict token i + 1 at position i), the same training learns the rule sooner "
-              "with sinusoidal PE than with a learned position table (post B's other scheme), whose coordinates start "
-              "random and must be learned too. Learning speed = the area of the early learning curve: the mean "
-              f"accuracy at length 20 after {EARLY_STEPS[0]}, {EARLY_STEPS[1]}, …, {EARLY_STEPS[-1]} steps (the first "
-              f"quarter of the protocol's budget); sinusoidal minus learned ≥ {EASIER.bound:g} pp. The sentence goes "
-              "back to Vaswani et al. 2017 §3.5 ('we hypothesized it would allow the model to easily learn to attend "
-              "by relative positions'), who report the two tables 'nearly identical' after training (Table 3, row E), "
-              "not how fast they learn. Without positions the rule cannot be learned at any budget "
-              "(extrap.pe_vs_no_position: NoPE's ceiling is arithmetic), so NoPE is no case here. Control: both runs "
-              "learn the task by the protocol's 3000 steps (≥ 95 % at 20); a run that never learns it would make "
-              "'slower' meaningless.",
-    kind="post",
-    quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
-                "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
-                "relative-position rules"),
-    expect_source="post B's sentence: '상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다', and the reason it gives: a shift by k "
-                  "is a linear map of the sinusoid (pe.sin.shift_is_linear_map), one map for every position. "
-                  "Registered in the commit that added this row, before any early checkpoint (steps 50–700) of "
-                  "either scheme had been measured; the 750-step values were known (issue 30: both ≈ 100 %)",
-    post_value="배우기 쉬운 (easy to learn)", unit="pp", tolerance=EASIER,
-    deviation=DEVIATION + " Post B trains no model; the toy is post A's. The early checkpoints are saved in the steps "
-                          "sweep's runs of the two schemes, so nothing is trained for the row. Noise: the SD of the "
-                          "paired difference of areas over the calibration seeds "
-                          "(calibration/calibrate_early_learning.py).",
-)
-def test_sin_relative_rule_learned_faster(verify, extrapolation_lab, calibration, seeds):
-    for scheme in EARLY_SCHEMES:
-        learned_by_3000 = _mean(extrapolation_lab, scheme, seeds, "acc20")
-        if learned_by_3000 < LEARNS.bound:
-            pytest.fail(f"control failed: the {scheme} run reaches {learned_by_3000:.1f} % at 20 after the protocol's "
-                        f"3000 steps (< {LEARNS.bound:g} %): it does not learn the task, so its speed says nothing")
-    curves = {scheme: [statistics.fmean(values) for values in zip(*(early_accuracies(curve, 20) for curve in
-                                                                   extrapolation_lab.early_curves(scheme, seeds)))]
-              for scheme in EARLY_SCHEMES}  # the seeds' mean accuracy at 20 after each early step
-    areas = {scheme: early_area(curve) for scheme, curve in curves.items()}
-    verify(areas["sinusoidal"] - areas["learned"],
-           noise=calibration.early_area_diff_sd("sinusoidal", "learned", seeds=len(seeds)),
-           details={**{f"{s} area (mean accuracy at 20, steps {EARLY_STEPS[0]}–{EARLY_STEPS[-1]})": a
-                       for s, a in areas.items()},
-                    **{f"{s}: steps to {LEARNS.bound:g} % at 20": steps_to(c, LEARNS.bound) or f"> {EARLY_STEPS[-1]}"
-                       for s, c in curves.items()},
-                    **{f"{s} curve (%)": ", ".join(f"{a:.0f}" for a in c) for s, c in curves.items()},
-                    "noise": "SD of the paired difference of areas over the calibration seeds"
-                             f"{calibration.note}", "seeds": len(seeds)})

@@ -179,8 +179,7 @@ def test_relative_bias_rows_on_a_gpu_name_the_cpu_calibration_that_judges_them()
     assert "no relative_bias-cuda.json committed: judged with the CPU calibration" in cuda
 
 
-@pytest.mark.parametrize("script", ["calibrate_extrapolation.py", "calibrate_early_learning.py", "calibrate_relative_bias.py",
-                                    "calibrate_heads.py"])
+@pytest.mark.parametrize("script", ["calibrate_extrapolation.py", "calibrate_relative_bias.py", "calibrate_heads.py"])
 def test_every_calibration_script_takes_a_device(script: str) -> None:
     import subprocess
     import sys

@@ -72,8 +72,7 @@ def stored_noise_errors(data: dict, rtol: float = RTOL) -> list[str]:
 
 
 def extrapolation_noise_errors(cal: Calibration) -> list[str]:
-    """Where :meth:`Calibration.sd`, :meth:`Calibration.diff_sd` and :meth:`Calibration.early_area_diff_sd` (the noise
-    of every extrapolation row) are not
+    """Where :meth:`Calibration.sd` and :meth:`Calibration.diff_sd` (the noise of every extrapolation row) are not
     the sample SD of the raw per-seed values (or of their paired differences) ÷ √seeds, floored at one evaluation
     sequence."""
     floor = 100 / cal.data["eval_sequences"]
@@ -99,14 +98,6 @@ def extrapolation_noise_errors(cal: Calibration) -> list[str]:
             got = cal.diff_sd(("learned", "acc20"), ("sinusoidal", "acc20"), seeds=k)
             if not _close(got, max(_sd(a - b) / math.sqrt(k), floor)):
                 out.append(f"diff_sd learned − sinusoidal acc20 ×{k}: {got}")
-    early = cal.data["early_learning"]  # extrap.sin_relative_rule_learned_faster: areas = each seed's curve's mean
-    if any(len(curve) != len(early["steps"]) for curves in early["acc20"].values() for curve in curves):
-        out.append(f"early_learning: a curve without one accuracy per step of {early['steps']}")
-    a, b = (np.asarray(early["acc20"][s], dtype=np.float64).mean(axis=1) for s in ("sinusoidal", "learned"))
-    for k in SEEDS:
-        got = cal.early_area_diff_sd("sinusoidal", "learned", seeds=k)
-        if not _close(got, max(_sd(a - b) / math.sqrt(k), floor)):
-            out.append(f"diff_sd early area sinusoidal − learned ×{k}: {got} ≠ {max(_sd(a - b) / math.sqrt(k), floor)}")
     return out
 
 

@@ -16,7 +16,7 @@ def tiny(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     """Four trivial tests, with the suite's scheduling hook (and nothing else of the suite) in their conftest."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
-    pytester.makeconftest("from fixtures.trained import pytest_xdist_make_scheduler  # noqa: F401\n")
+    pytester.makeconftest("from fixtures.trained import pytest_cmdline_main, pytest_xdist_make_scheduler  # noqa: F401\n")
     pytester.makepyfile("import pytest\n\n@pytest.mark.parametrize('i', range(4))\ndef test_one(i):\n    pass\n")
     return pytester
 
@@ -42,6 +42,12 @@ def test_a_dist_in_the_ini_file_is_kept(tiny: pytest.Pytester) -> None:
     tiny.makeini("[pytest]\naddopts = --dist=load\n")
     result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v")
     result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
+
+
+def test_a_dist_in_an_argsfile_is_kept(tiny: pytest.Pytester) -> None:
+    (tiny.path / "args.txt").write_text("--dist=loadfile\n", encoding="utf-8")
+    result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v", "@args.txt")
+    result.stdout.fnmatch_lines(["scheduling tests via LoadFileScheduling"])
 
 
 def test_slow_tests_come_before_the_other_harness_tests() -> None:

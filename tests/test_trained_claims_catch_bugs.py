@@ -177,18 +177,6 @@ MUTATIONS = {
         ExtrapolationConfig.mixed_lengths = property(lambda self: False)
         """) + WITH_SWEEP, ("sinusoidal_mixed",), [LENGTHS + "test_length_distribution_matters"],
         {"extrap.length_distribution_matters"}),
-    # checkpoints saved by reference (no clone: a state_dict's tensors are the live parameters): every early
-    # checkpoint holds the weights of the run's end, both curves are flat at their last value, and 'learned sooner'
-    # cannot show (refuted)
-    "checkpoints_alias_live_weights": (textwrap.dedent("""
-        import inspect
-        import llm_claims_lab.extrapolation.runs as R
-        import llm_claims_lab.extrapolation.training as T
-        exec(compile(inspect.getsource(T.train).replace("v.detach().clone()", "v.detach()"), T.__file__, "exec"),
-             T.__dict__)
-        R.train = T.train
-        """), ("sinusoidal", "learned"), [POST_B + "test_sin_relative_rule_learned_faster"],
-        {"extrap.sin_relative_rule_learned_faster"}),
     # the raw numbers scaled past float32's range: the first step's loss is NaN and so is every weight after it;
     # argmax over NaN logits still yields an 'accuracy' near chance, a false 'breaks'. The run's check errors it
     "raw_integer_nan": ("""

@@ -21,8 +21,6 @@ Modules:
   (finite weights; the positional module its scheme names);
 - :mod:`~llm_claims_lab.extrapolation.runs`: :class:`ExtrapolationLab`, runs trained once through the
   weight cache and evaluated once per length, lazily, through the same cache;
-- :mod:`~llm_claims_lab.extrapolation.learning_speed`: early learning curves (accuracy every 50 steps of the first
-  750) and their area, for post B's 'easy to learn';
 - :mod:`~llm_claims_lab.extrapolation.calibration`: the committed calibration (per-seed values) and the noise
   it gives each measured quantity (:class:`Calibration`), read from the calibration directory the caller names;
 - :mod:`~llm_claims_lab.extrapolation.figures`: accuracy by position and the learned relative bias.
@@ -79,14 +77,7 @@ from llm_claims_lab.extrapolation.model import (
     ExtrapolationModel,
     positional_scheme,
 )
-from llm_claims_lab.extrapolation.runs import (
-    CURVE_STEPS,
-    EARLY_SCHEMES,
-    EARLY_STEPS,
-    EVALUATION_CODE,
-    LONG_CONTEXT,
-    ExtrapolationLab,
-)
+from llm_claims_lab.extrapolation.runs import CURVE_STEPS, EVALUATION_CODE, LONG_CONTEXT, ExtrapolationLab
 from llm_claims_lab.extrapolation.training import (
     TRAINING_CODE,
     data_generator,
@@ -94,17 +85,16 @@ from llm_claims_lab.extrapolation.training import (
     one_thread,
     train,
 )
-from llm_claims_lab.extrapolation.learning_speed import early_accuracies, early_area, steps_to
 from llm_claims_lab.extrapolation.figures import plot_accuracy_by_position, plot_relative_bias
 
 __all__ = [
     "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "CLIP_DISTANCE", "CLIP_SCHEMES", "CLIP_SWEEP", "MASK",
     "MASKED_SCHEMES", "MIXED", "MIXED_SCHEMES", "PARAMETER_FREE", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
-    "EARLY_SCHEMES", "EARLY_STEPS", "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "LONG_CONTEXT", "NAIVE_SCHEMES", "NO_POSITION_SCHEMES", "POST_SCHEMES", "SCHEMES",
+    "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "LONG_CONTEXT", "NAIVE_SCHEMES", "NO_POSITION_SCHEMES", "POST_SCHEMES", "SCHEMES",
     "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
     "ExtrapolationModel", "PerLength", "Run", "RunCheckError", "calibration_path", "check_run", "correct_with_offsets_masked", "data_generator",
-    "early_accuracies", "early_area", "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "initial_model",
+    "eval_batch", "eval_generator", "evaluate", "evaluate_batch", "initial_model",
     "load_calibration", "measure", "measures", "one_thread", "order_blind_ceiling", "plot_accuracy_by_position", "plot_relative_bias",
     "positional_peak_gap", "positional_scheme", "quantities", "relative_bias_probes", "relative_probes_for",
-    "relative_probes_path", "steps_to", "train",
+    "relative_probes_path", "train",
 ]

@@ -17,7 +17,6 @@ import torch
 
 from llm_claims_lab.core import cache, calibration_files
 from llm_claims_lab.extrapolation.evaluation import EVAL_SEQUENCES
-from llm_claims_lab.extrapolation.learning_speed import early_area
 from llm_claims_lab.extrapolation.model import ExtrapolationConfig
 from llm_claims_lab.extrapolation.training import TRAINING_CODE
 from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hint
@@ -150,25 +149,6 @@ class Calibration:
         pairs = list(zip(self.values(*a), self.values(*b)))
         diffs = [x - y for x, y in pairs]
         return max(standard_error(float(statistics.stdev(diffs)), seeds), floor)
-
-    def early_areas(self, scheme: str) -> list[float]:
-        """Per calibration seed, the area of ``scheme``'s early learning curve at the training length (%; the
-        file's ``early_learning`` section, written by ``calibration/calibrate_early_learning.py``).
-
-        Raises:
-            KeyError: the file has no early learning curves of ``scheme``.
-        """
-        section = self.data.get("early_learning", {})
-        if scheme not in section.get("acc20", {}):
-            raise KeyError(f"no early learning curves of {scheme} in {self.path}; run "
-                           "`python calibration/calibrate_early_learning.py`")
-        return [early_area(curve) for curve in section["acc20"][scheme]]
-
-    def early_area_diff_sd(self, a: str, b: str, *, seeds: int = 1) -> float:
-        """Noise (SD) of the mean of ``seeds`` per-seed differences of early-curve areas, scheme ``a`` minus ``b``,
-        paired by calibration seed (sample SD, ddof 1); at least one evaluation sequence's worth."""
-        diffs = [x - y for x, y in zip(self.early_areas(a), self.early_areas(b), strict=True)]
-        return max(standard_error(float(statistics.stdev(diffs)), seeds), 100 / EVAL_SEQUENCES)
 
     def describe(self, scheme: str, quantity: str) -> str:
         """Where the noise comes from, for a row's details: seeds, SD and its two components."""

@@ -29,11 +29,6 @@ from llm_claims_lab.extrapolation.training import TRAINING_CODE, initial_model, 
 # 'long context comes from training long' ('모델 전체가 긴 문맥에서 훈련되고 정렬되어야 생긴다')
 LONG_CONTEXT = ExtrapolationConfig(train_len=40, max_len=80)
 CURVE_STEPS = (750, 1500, 3000, 6000)  # training budgets of the steps sweep: ¼× … 2× the protocol's 3000
-# Post B's 'coordinates in which relative rules are easy to learn': the learning curve of the first quarter of the
-# protocol's budget, every 50 steps, for sinusoidal PE and the learned table it is compared with (saved in their
-# sweep runs, so nothing is trained for it)
-EARLY_STEPS = tuple(range(50, 751, 50))
-EARLY_SCHEMES = ("sinusoidal", "learned")
 # What an evaluation's result depends on beyond the trained weights (its cache fingerprint).
 EVALUATION_CODE = (eval_generator, eval_batch, evaluate_batch)
 
@@ -81,26 +76,9 @@ class ExtrapolationLab:
 
     def curves_of(self, pairs: Sequence[tuple[str, int]]) -> list[dict[int, Run]]:
         """:meth:`curves` for a list of ``(scheme, seed)`` pairs, trained in that order."""
-        found: dict[tuple[str, int], dict[int, Run]] = {}
-        for steps in dict.fromkeys(tuple(self._curve_steps(scheme)) for scheme, _ in pairs):  # one fetch per list
-            group = [pair for pair in pairs if tuple(self._curve_steps(pair[0])) == steps]
-            plan = [(dataclasses.replace(self.config, scheme=scheme, steps=steps[-1]), seed) for scheme, seed in group]
-            found |= dict(zip(group, self._fetch(plan, checkpoints=steps)))
-        return [found[pair] for pair in pairs]
-
-    def early_curves(self, scheme: str, seeds: Sequence[int]) -> list[dict[int, Run]]:
-        """For each seed, runs of ``scheme`` (one of :data:`EARLY_SCHEMES`) after each of :data:`EARLY_STEPS`:
-        taken from the steps sweep's run when the scheme is swept, else from one run of ``max(EARLY_STEPS)`` steps
-        (the calibration's), whose weights at each step are the same (a checkpoint does not depend on later ones)."""
-        if scheme in self.sweep:
-            return [{s: curve[s] for s in EARLY_STEPS} for curve in self.curves([scheme], seeds)]
-        config = dataclasses.replace(self.config, scheme=scheme, steps=max(EARLY_STEPS))
-        return self._fetch([(config, seed) for seed in seeds], checkpoints=EARLY_STEPS)
-
-    def _curve_steps(self, scheme: str) -> list[int]:
-        """The checkpoints of a scheme's steps-sweep run: :data:`CURVE_STEPS` (with the protocol's steps), and
-        :data:`EARLY_STEPS` for :data:`EARLY_SCHEMES`."""
-        return sorted({*CURVE_STEPS, self.config.steps, *(EARLY_STEPS if scheme in EARLY_SCHEMES else ())})
+        steps = sorted({*CURVE_STEPS, self.config.steps})
+        plan = [(dataclasses.replace(self.config, scheme=scheme, steps=steps[-1]), seed) for scheme, seed in pairs]
+        return self._fetch(plan, checkpoints=steps)
 
     def prepare(self, scheme: str, seed: int) -> None:
         """Train (or load) the weights this lab uses for ``(scheme, seed)``, evaluating nothing: the steps sweep's
@@ -114,7 +92,7 @@ class ExtrapolationLab:
         """The cache entry this lab trains for ``(scheme, seed)``: the steps sweep's run for a swept scheme
         (:meth:`curves_of`), the protocol's run otherwise."""
         if scheme in self.sweep:
-            steps = self._curve_steps(scheme)
+            steps = sorted({*CURVE_STEPS, self.config.steps})
             return self.entry(dataclasses.replace(self.config, scheme=scheme, steps=steps[-1]), seed, steps)
         return self.entry(dataclasses.replace(self.config, scheme=scheme), seed, ())
 
