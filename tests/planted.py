@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 import child_pytest
@@ -37,15 +38,24 @@ def run_with_bug(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mod
     return result, {r["id"]: r for r in rows}
 
 
+ERROR, JUDGED = "error", "judged"  # how a planted bug shows in a row: stopped (a run check, a control) or a verdict
+
+
 def broken(rows: dict[str, dict]) -> set[str]:
     """The ids of the rows whose verdict is not the declared expectation."""
     return {rid for rid, r in rows.items() if r["as_expected"] is False}
 
 
-def assert_breaks(result: pytest.RunResult, rows: dict[str, dict], expected: set[str], *, judged: bool = True) -> None:
-    """The planted bug's run failed and exactly the ``expected`` rows are not as expected; with ``judged``, none of
-    them crashed (the bug must be judged, not turn a row into an error; a bug that breaks a shape may raise)."""
+def broken_as(rows: dict[str, dict]) -> dict[str, str]:
+    """:func:`broken`'s rows, each with how the bug shows in it: :data:`ERROR` (the row stopped: its run check, a
+    control, or a shape the bug broke) or :data:`JUDGED` (a verdict other than the declared one)."""
+    return {rid: ERROR if rows[rid]["verdict"] == "error" else JUDGED for rid in broken(rows)}
+
+
+def assert_breaks(result: pytest.RunResult, rows: dict[str, dict], expected: set[str] | Mapping[str, str]) -> None:
+    """The planted bug's run failed and exactly the ``expected`` rows are not as expected, each as the bug is meant
+    to show in it (``{row: ERROR or JUDGED}``; a set: every row JUDGED). A bug meant to be judged that crashes its
+    row instead, or one meant to be stopped that gets a verdict, would pass for the wrong reason."""
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    assert broken(rows) == expected
-    if judged:
-        assert not [rid for rid, r in rows.items() if r["verdict"] == "error"], "a planted bug must be judged, not crash a row"
+    want = dict.fromkeys(expected, JUDGED) if isinstance(expected, (set, frozenset)) else dict(expected)
+    assert broken_as(rows) == want, f"the planted bug shows as {broken_as(rows)}, expected {want}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 import pytest
-from planted import assert_breaks, run_with_bug
+from planted import ERROR, JUDGED, assert_breaks, run_with_bug
 
 
 MUTATIONS = {
@@ -82,10 +82,13 @@ MUTATIONS = {
     "rope_without_rotation": (["test_attention.py", "test_score_decay.py"], """
         import llm_claims_lab.positional as P
         P.apply_rope = lambda x, positions, base=P.BASE: x
-        """, {"rope.score_depends_only_on_offset[varies_with_offset]", "rope.frequencies_from_paper",
-              "pos.relative_survives_insertion[mid_straddling_rope]",
-              *(f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]"
-                for c in ("ones", "random", "peak_at_gap0", "on_average"))}),
+        """, {**dict.fromkeys({"rope.score_depends_only_on_offset[varies_with_offset]", "rope.frequencies_from_paper",
+                               "pos.relative_survives_insertion[mid_straddling_rope]",
+                               *(f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]"
+                                 for c in ("peak_at_gap0", "on_average"))}, JUDGED),
+              # without rotation q·k is the same at every gap: no gap where the score peaks (an IndexError)
+              **dict.fromkeys({f"pos.score_decreases_with_distance[rope_q_equals_k_{c}]" for c in ("ones", "random")},
+                              ERROR)}),
     # attention that never sees the positional encoding
     "pe_not_added": (["test_attention.py"], """
         import torch, llm_claims_lab.positional as P
@@ -110,14 +113,16 @@ MUTATIONS = {
             init(self, *args, **kwargs)
             self.weight.requires_grad_(False)
         P.LearnedPositionalEmbedding.__init__ = frozen
-        """, {"pe.sin.parameter_free_any_length[learned_trained_by_optimizer]"}),
+        """, {"pe.sin.parameter_free_any_length[learned_trained_by_optimizer]": ERROR}),  # backward has no grad_fn
     # a table with only the sin channels: it can no longer be added, and the concatenation is too narrow
     "table_half_width": (["test_embedding.py"], """
         import llm_claims_lab.positional as P
         table = P.sinusoidal_table
         P.sinusoidal_table = lambda *a, **k: table(*a, **k)[:, 0::2]
-        """, {"input.add_keeps_width[add_shape]", "input.add_keeps_width[concat_shape]",
-              *(f"input.shape_over_length[{c}]" for c in ("add_full_shape", "add_width", "concat_width"))}),
+        """, {"input.add_keeps_width[concat_shape]": JUDGED, "input.shape_over_length[concat_width]": JUDGED,
+              # adding a table of half the width to the tokens raises (a shape error)
+              **dict.fromkeys(("input.add_keeps_width[add_shape]", "input.shape_over_length[add_full_shape]",
+                               "input.shape_over_length[add_width]"), ERROR)}),
     # particles tried shortest first
     "particles_shortest_first": (["test_tokenization.py"], """
         import llm_claims_lab.word2vec.stemming as S
@@ -133,8 +138,9 @@ MUTATIONS = {
             neg = torch.randint(0, vocab_size, (cfg.batch, cfg.negatives), device=device)
             return ids[c], ids[c + off], neg
         S.sample_batch = broken
-        """, broken) for name, high, broken in (("narrow", 0, {"w2v.window_offsets"}),
-                                                ("wide", 2, {"w2v.window_offsets", "w2v.sampler_stays_inside"}))},
+        """, broken) for name, high, broken in (  # the offsets' list of another length: the harness's shape error
+            ("narrow", 0, {"w2v.window_offsets": ERROR}),
+            ("wide", 2, {"w2v.window_offsets": ERROR, "w2v.sampler_stays_inside": JUDGED}))},
     # negatives drawn from the positives: every wrong answer is the pair's own context word
     "negatives_from_context": (["test_word2vec_sampler.py"], """
         import llm_claims_lab.word2vec.skipgram as S
@@ -179,4 +185,4 @@ MUTATIONS = {
 def test_claims_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                               mutation: str) -> None:
     files, patch, broken_rows = MUTATIONS[mutation]
-    assert_breaks(*run_with_bug(pytester, monkeypatch, files, patch), broken_rows, judged=False)  # a shape bug raises
+    assert_breaks(*run_with_bug(pytester, monkeypatch, files, patch), broken_rows)

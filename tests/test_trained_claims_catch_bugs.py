@@ -19,7 +19,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from planted import ROOT, broken, run_with_bug
+from planted import ERROR, JUDGED, ROOT, assert_breaks, run_with_bug
 
 NO_SWEEP = """
 import dataclasses
@@ -73,8 +73,8 @@ MUTATIONS = {
         P.RelativePositionBias.forward = absolute
         """, ("relative",), [MAIN + "test_relative_bias", MECHANISMS + "test_relative_unseen_offsets_untrained",
             MECHANISMS + "test_attends_right_neighbour[relative]"],
-        {"extrap.relative_bias[len20]", "extrap.relative_bias[len40]", "extrap.relative_bias[new40]",
-         "attn.attends_right_neighbour[relative]"}),
+        dict.fromkeys({"extrap.relative_bias[len20]", "extrap.relative_bias[len40]", "extrap.relative_bias[new40]",
+         "attn.attends_right_neighbour[relative]"}, JUDGED)),
     # additive tables that are never added (zeros): the model cannot see positions at all
     "pe_never_added": ("""
         import torch, llm_claims_lab.positional as P
@@ -83,9 +83,11 @@ MUTATIONS = {
         P.SinusoidalPositionalEncoding.forward = lambda self, seq_len: torch.zeros_like(sin(self, seq_len))
         """, ("learned", "sinusoidal"), [MAIN + "test_learned", MAIN + "test_sinusoidal", MECHANISMS + "test_sin_bilinear_not_gap_only",
               MECHANISMS + "test_attends_right_neighbour[learned]", MECHANISMS + "test_attends_right_neighbour[sinusoidal]"],
-        {"extrap.learned[len20]", "extrap.learned[len40]", "extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]",
-         "extrap.sin_bilinear_not_gap_only", "attn.attends_right_neighbour[learned]",
-         "attn.attends_right_neighbour[sinusoidal]"}),
+        {**dict.fromkeys({"extrap.learned[len20]", "extrap.learned[len40]", "attn.attends_right_neighbour[learned]"},
+                         JUDGED),
+         # a sinusoidal table of zeros is not the fixed sinusoid: the run's check stops its rows
+         **dict.fromkeys({"extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]", "extrap.sin_bilinear_not_gap_only",
+                          "attn.attends_right_neighbour[sinusoidal]"}, ERROR)}),
     # a learned table whose positions past the training length wrap onto the trained rows (p → p mod 20): the new
     # positions are no longer untrained. The post's length-40 row (±5 pp around 52.4 % over all positions) still
     # passes it; its new-position companion (≤ 12 % on positions 19–38) is what catches it
@@ -93,7 +95,7 @@ MUTATIONS = {
         import torch, llm_claims_lab.positional as P
         P.LearnedPositionalEmbedding.forward = lambda self, seq_len: self.weight[torch.arange(seq_len) % 20]
         """, ("learned",), [MAIN + "test_learned", MAIN + "test_new_positions_near_chance"],
-        {"extrap.new_positions_near_chance[learned]"}),
+        dict.fromkeys({"extrap.new_positions_near_chance[learned]"}, JUDGED)),
     # accuracy 'over all positions' scored on the positions seen in training only (the new positions sliced off):
     # sinusoidal PE seems to keep its accuracy at 40 (and the run trained at 40 at 80), so post B's 'not solved
     # automatically' and 'only when trained long' read as false. It edits
@@ -104,8 +106,8 @@ MUTATIONS = {
         Run._positions = lambda self, part, L: positions(self, "seen" if part == "acc" else part, L)
         """) + WITH_SWEEP, (), [POST_B + "test_sin_long_context_not_automatic", MAIN + "test_sinusoidal[len40]",
                                 LENGTHS + "test_long_context_from_long_training[at_80]"],
-        {"extrap.sin_long_context_not_automatic", "extrap.sinusoidal[len40]",
-         "extrap.long_context_from_long_training[at_80]"}),
+        dict.fromkeys({"extrap.sin_long_context_not_automatic", "extrap.sinusoidal[len40]",
+         "extrap.long_context_from_long_training[at_80]"}, JUDGED)),
     # ALiBi built without the mirrored mask that gives it its direction: the lab builds the symmetric control's
     # model (same heads and slopes, no mask) where ALiBi is asked for. No code is edited, so the weights are the
     # control's own entry, shared with the run.
@@ -118,7 +120,7 @@ MUTATIONS = {
                     for c, seed in plan]
             return fetch(self, plan, checkpoints)
         ExtrapolationLab._fetch = without_mask
-        """, (), [BEYOND + "test_alibi[len20]"], {"extrap.alibi[len20]"}),
+        """, (), [BEYOND + "test_alibi[len20]"], dict.fromkeys({"extrap.alibi[len20]"}, JUDGED)),
     # the sinusoidal scheme built as a learned table (a wrong entry in the scheme map): it extrapolates as the learned
     # table does (52.49 % at 40), so extrap.sinusoidal[len40] and post B's sinusoidal rows held on it. The run's check
     # (llm_claims_lab.extrapolation.check_run: a parameter-free scheme has no weights) errors every row reading it
@@ -128,14 +130,14 @@ MUTATIONS = {
         M.positional_scheme = lambda c: (M.LearnedPositionalEmbedding(c.max_len, c.d_model)
                                          if c.base_scheme == "sinusoidal" else scheme(c))
         """, ("sinusoidal",), [MAIN + "test_sinusoidal", POST_B + "test_sin_long_context_not_automatic"],
-        {"extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]", "extrap.sin_long_context_not_automatic"}),
+        dict.fromkeys({"extrap.sinusoidal[len20]", "extrap.sinusoidal[len40]", "extrap.sin_long_context_not_automatic"}, ERROR)),
     # the optimiser never steps (opt.step() dropped): nothing learns, so raw integers 'break training' by default.
     # The row's positive control (sinusoidal PE, same code, must learn the task) errors it
     "optimizer_never_steps": ("""
         import torch
         torch.optim.Adam.step = lambda self, closure=None: None
         """, ("sinusoidal", "raw_integer"), [MAIN + "test_raw_integer_breaks_training"],
-        {"extrap.raw_integer_breaks_training"}),
+        dict.fromkeys({"extrap.raw_integer_breaks_training"}, ERROR)),
     # the run without positions built as sinusoidal PE (a wrong entry in the scheme map, parameter-free, so the
     # parameter check passes it): 'PE vs none' would compare PE with itself. The run's check (NoPE's table is zeros)
     # errors both rows; the suite's steps-sweep runs serve the schemes with positions
@@ -145,7 +147,7 @@ MUTATIONS = {
         M.positional_scheme = lambda c: (M.SinusoidalPositionalEncoding(c.d_model) if c.base_scheme == "nope"
                                          else scheme(c))
         """) + WITH_SWEEP, ("nope",), [POST_B + "test_pe_vs_no_position"],
-        {"extrap.pe_vs_no_position[sinusoidal]", "extrap.pe_vs_no_position[learned]"}),
+        dict.fromkeys({"extrap.pe_vs_no_position[sinusoidal]", "extrap.pe_vs_no_position[learned]"}, ERROR)),
     # NoPE trained with ALiBi's mirrored mask (keys j ≥ i): its table stays zero, so the run's check passes it, but
     # the mask leaks order (Kazemnejad et al. 2023): 23.8 % at 20 against the 12.0 % order-blind ceiling. The rows'
     # control (NoPE may not pass the ceiling) fails both
@@ -161,7 +163,7 @@ MUTATIONS = {
             return torch.zeros(1, T, T, device=device).masked_fill(offset < 0, float("-inf"))
         ExtrapolationModel._mask = leaky
         """) + WITH_SWEEP, ("nope",), [POST_B + "test_pe_vs_no_position"],
-        {"extrap.pe_vs_no_position[sinusoidal]", "extrap.pe_vs_no_position[learned]"}),
+        dict.fromkeys({"extrap.pe_vs_no_position[sinusoidal]", "extrap.pe_vs_no_position[learned]"}, ERROR)),
     # the long-context run not trained long (its configuration keeps the protocol's length 20, positions to 80): the
     # sentence's 'trained at 40' would read a run trained at 20 (planted before the claims module is imported, so the
     # row then compares the two runs at 20), and at_40 finds no gain
@@ -169,28 +171,28 @@ MUTATIONS = {
         import llm_claims_lab.extrapolation as E
         E.LONG_CONTEXT = E.ExtrapolationConfig(train_len=20, max_len=80)
         """) + WITH_SWEEP, (), [LENGTHS + "test_long_context_from_long_training[at_40]"],
-        {"extrap.long_context_from_long_training[at_40]"}),
+        dict.fromkeys({"extrap.long_context_from_long_training[at_40]"}, JUDGED)),
     # the mixed-length run trained at the fixed length (its flag not honoured by the training loop): 'the length
     # distribution affects it' would compare the protocol's run with itself
     "mixed_lengths_ignored": (textwrap.dedent("""
         from llm_claims_lab.extrapolation import ExtrapolationConfig
         ExtrapolationConfig.mixed_lengths = property(lambda self: False)
         """) + WITH_SWEEP, ("sinusoidal_mixed",), [LENGTHS + "test_length_distribution_matters"],
-        {"extrap.length_distribution_matters"}),
+        dict.fromkeys({"extrap.length_distribution_matters"}, JUDGED)),
     # the raw numbers scaled past float32's range: the first step's loss is NaN and so is every weight after it;
     # argmax over NaN logits still yields an 'accuracy' near chance, a false 'breaks'. The run's check errors it
     "raw_integer_nan": ("""
         import llm_claims_lab.positional as P
         raw = P.RawIntegerPositions.forward
         P.RawIntegerPositions.forward = lambda self, seq_len: raw(self, seq_len) * 1e38
-        """, ("raw_integer",), [MAIN + "test_raw_integer_breaks_training"], {"extrap.raw_integer_breaks_training"}),
+        """, ("raw_integer",), [MAIN + "test_raw_integer_breaks_training"], dict.fromkeys({"extrap.raw_integer_breaks_training"}, ERROR)),
     # the masked footing trained without its mask: the model is the mask-free one, so the footing's verdict would
     # copy the mask-free row's, as expected. The row's own guard (attention left of the query must be 0) errors it
     "footing_mask_dropped": ("""
         from llm_claims_lab.extrapolation import ExtrapolationModel
         ExtrapolationModel._mask = lambda self, T, device: None
         """, ("relative_masked",), [FOOTING + "test_masked_footing[relative_masked]"],
-        {"extrap.masked_footing[relative_masked]"}),
+        dict.fromkeys({"extrap.masked_footing[relative_masked]"}, ERROR)),
 }
 
 
@@ -198,13 +200,12 @@ MUTATIONS = {
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 def test_trained_claims_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                       weight_cache, mutation: str) -> None:
-    patch, schemes, tests, broken_rows = MUTATIONS[mutation]
+    patch, schemes, tests, broken_rows = MUTATIONS[mutation]  # broken_rows: {row id: ERROR or JUDGED}
     patch = textwrap.dedent(patch)
     result, rows = run_with_bug(pytester, monkeypatch, FILES, NO_SWEEP + patch
                                 + (f"\nplant({patch!r}, {schemes!r})\n" if schemes else ""),
                                 f"--claims-cache-dir={weight_cache.root}", *tests)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    assert broken(rows) == broken_rows
+    assert_breaks(result, rows, broken_rows)
 
 
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))

@@ -16,20 +16,20 @@ from __future__ import annotations
 
 
 import pytest
-from planted import broken, run_with_bug
+from planted import ERROR, JUDGED, broken_as, run_with_bug
 
 
 MUTATIONS = {
     "untrained_is_trained": ("""
         from llm_claims_lab.word2vec.lab import Word2VecLab
         Word2VecLab.untrained_tables = lambda self, count: [self.model("trained").w_in] * count
-        """, {"w2v.ws353_controls[untrained_null]"}, {"w2v.ws353_controls[trained_minus_untrained]"}),
+        """, {"w2v.ws353_controls[untrained_null]": ERROR}, {"w2v.ws353_controls[trained_minus_untrained]"}),
     # the null tables all drawn from one seed (the seed not advanced): no spread, so no null distribution
     "untrained_one_seed": ("""
         from llm_claims_lab.word2vec.lab import Word2VecLab
         tables = Word2VecLab.untrained_tables
         Word2VecLab.untrained_tables = lambda self, count: tables(self, 1) * count
-        """, {"w2v.ws353_controls[untrained_null]"}, set()),
+        """, {"w2v.ws353_controls[untrained_null]": ERROR}, set()),
     # 3CosAdd's query with b and a swapped (a − b + c): the planted analogies are no longer answered
     "analogy_query_swapped": ("""
         import llm_claims_lab.core.analogy as A
@@ -53,5 +53,5 @@ def test_word2vec_controls_fail_on_broken_implementation(pytester: pytest.Pytest
     result, rows = run_with_bug(pytester, monkeypatch, ["test_word2vec_controls.py"], patch,
                                 f"--claims-cache-dir={weight_cache.root}")
     assert result.ret == (pytest.ExitCode.TESTS_FAILED if broken_rows else pytest.ExitCode.OK), result.stdout.str()[-3000:]
-    assert broken(rows) == broken_rows
+    assert broken_as(rows) == (dict.fromkeys(broken_rows, JUDGED) if isinstance(broken_rows, set) else broken_rows)
     assert all(rows[rid]["verdict"] == "inconclusive" for rid in undecided_rows)

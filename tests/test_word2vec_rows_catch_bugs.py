@@ -24,7 +24,7 @@ from __future__ import annotations
 
 
 import pytest
-from planted import broken, run_with_bug
+from planted import ERROR, JUDGED, broken_as, run_with_bug
 
 WS353 = ["test_word2vec.py", "test_word2vec_controls.py"]
 TOO_FEW = ("syn2_tense", "syn3_voice", "syn4_form")  # sections of fewer covered items than a decision needs
@@ -64,14 +64,17 @@ MUTATIONS = {
         model = L.Word2VecLab._model
         L.Word2VecLab._model = lambda self, kind, seed: model(self, "untrained" if kind == "trained" else kind, seed)
         """, {"w2v.small_corpus_no_analogy", "w2v.bpe_neighbours", *(f"w2v.analogy_ko[sem{i}_{name}]" for i, name in enumerate(
-            ("capital-conturies", "male-female", "name-nationality", "country-language", "misc"), start=1))}, {}),
+            ("capital-conturies", "male-female", "name-nationality", "country-language", "misc"), start=1))},
+        {"w2v.small_corpus_no_analogy": "error", **{f"w2v.analogy_ko[sem{i}_{name}]": "error" for i, name in enumerate(
+            ("capital-conturies", "male-female", "name-nationality", "country-language", "misc"), start=1)}}),
     # the lab serves the shuffled-corpus model as the trained one: its loss falls too (to 1.06), so the post's
     # 'the loss moves downward' held on it. The row's positive control (below the shuffled model's loss) errors it
     "trained_is_shuffled": (["test_word2vec_training.py"], "loss_toward_negative", """
         import llm_claims_lab.word2vec.lab as L
         model = L.Word2VecLab._model
         L.Word2VecLab._model = lambda self, kind, seed: model(self, "shuffled" if kind == "trained" else kind, seed)
-        """, {"w2v.loss_toward_negative[decreases]"}, {"w2v.loss_toward_negative[below_zero]": "refuted"}),
+        """, {"w2v.loss_toward_negative[decreases]"}, {"w2v.loss_toward_negative[decreases]": "error",
+                                                      "w2v.loss_toward_negative[below_zero]": "refuted"}),
     "npmi_next_column": (["test_word2vec_neighbours.py"], "semantic_neighbours", """
         import llm_claims_lab.word2vec.topical as T
         npmi = T.ParagraphIncidence.npmi
@@ -92,5 +95,5 @@ def test_word2vec_rows_fail_on_broken_implementation(pytester: pytest.Pytester, 
     result, rows = run_with_bug(pytester, monkeypatch, files, patch, f"--claims-cache-dir={weight_cache.root}",
                                 "-k", selection)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    assert broken(rows) == broken_rows
+    assert broken_as(rows) == {rid: ERROR if verdicts.get(rid) == "error" else JUDGED for rid in broken_rows}
     assert {rid: rows[rid]["verdict"] for rid in verdicts} == verdicts
