@@ -52,10 +52,14 @@ def broken_as(rows: dict[str, dict]) -> dict[str, str]:
     return {rid: ERROR if rows[rid]["verdict"] == "error" else JUDGED for rid in broken(rows)}
 
 
+def kinds(expected: set[str] | Mapping[str, str]) -> dict[str, str]:
+    """A mutation's broken rows as ``{row: ERROR or JUDGED}``: a set means every row JUDGED."""
+    return dict.fromkeys(expected, JUDGED) if isinstance(expected, (set, frozenset)) else dict(expected)
+
+
 def assert_breaks(result: pytest.RunResult, rows: dict[str, dict], expected: set[str] | Mapping[str, str]) -> None:
     """The planted bug's run failed and exactly the ``expected`` rows are not as expected, each as the bug is meant
     to show in it (``{row: ERROR or JUDGED}``; a set: every row JUDGED). A bug meant to be judged that crashes its
     row instead, or one meant to be stopped that gets a verdict, would pass for the wrong reason."""
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-3000:]
-    want = dict.fromkeys(expected, JUDGED) if isinstance(expected, (set, frozenset)) else dict(expected)
-    assert broken_as(rows) == want, f"the planted bug shows as {broken_as(rows)}, expected {want}"
+    assert broken_as(rows) == kinds(expected), f"the planted bug shows as {broken_as(rows)}, expected {kinds(expected)}"

@@ -21,33 +21,35 @@ def tiny(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     return pytester
 
 
+def scheduled(tiny: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """The tiny suite run on two workers, verbose (xdist then names its scheduler)."""
+    result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v", *args)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
+    return result
+
+
 @pytest.mark.parametrize(("args", "scheduler"), [
     ((), "WorkStealingScheduling"),
     (("--dist", "load"), "LoadScheduling"),
     (("--dist=loadfile",), "LoadFileScheduling"),
 ])
 def test_n_steals_work_unless_a_dist_is_given(tiny: pytest.Pytester, args: tuple[str, ...], scheduler: str) -> None:
-    result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v", *args)
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
-    result.stdout.fnmatch_lines([f"scheduling tests via {scheduler}"])
+    scheduled(tiny, *args).stdout.fnmatch_lines([f"scheduling tests via {scheduler}"])
 
 
 def test_a_dist_in_pytest_addopts_is_kept(tiny: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "--dist load")
-    result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v")
-    result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
+    scheduled(tiny).stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
 
 
 def test_a_dist_in_the_ini_file_is_kept(tiny: pytest.Pytester) -> None:
     tiny.makeini("[pytest]\naddopts = --dist=load\n")
-    result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v")
-    result.stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
+    scheduled(tiny).stdout.fnmatch_lines(["scheduling tests via LoadScheduling"])
 
 
 def test_a_dist_in_an_argsfile_is_kept(tiny: pytest.Pytester) -> None:
     (tiny.path / "args.txt").write_text("--dist=loadfile\n", encoding="utf-8")
-    result = child_pytest.runpytest(tiny, "-p", "no:cacheprovider", "-p", "no:llm_claims", "-n", "2", "-v", "@args.txt")
-    result.stdout.fnmatch_lines(["scheduling tests via LoadFileScheduling"])
+    scheduled(tiny, "@args.txt").stdout.fnmatch_lines(["scheduling tests via LoadFileScheduling"])
 
 
 def test_slow_tests_come_before_the_other_harness_tests() -> None:

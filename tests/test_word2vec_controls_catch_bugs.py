@@ -16,7 +16,7 @@ from __future__ import annotations
 
 
 import pytest
-from planted import ERROR, JUDGED, broken_as, run_with_bug
+from planted import ERROR, broken_as, kinds, run_with_bug
 
 
 MUTATIONS = {
@@ -53,5 +53,5 @@ def test_word2vec_controls_fail_on_broken_implementation(pytester: pytest.Pytest
     result, rows = run_with_bug(pytester, monkeypatch, ["test_word2vec_controls.py"], patch,
                                 f"--claims-cache-dir={weight_cache.root}")
     assert result.ret == (pytest.ExitCode.TESTS_FAILED if broken_rows else pytest.ExitCode.OK), result.stdout.str()[-3000:]
-    assert broken_as(rows) == (dict.fromkeys(broken_rows, JUDGED) if isinstance(broken_rows, set) else broken_rows)
+    assert broken_as(rows) == kinds(broken_rows)
     assert all(rows[rid]["verdict"] == "inconclusive" for rid in undecided_rows)
