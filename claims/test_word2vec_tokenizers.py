@@ -10,7 +10,8 @@ morphemes (particles and endings dropped, as the stripper drops particles; the c
 table is judged as ``w2v.ws353`` judges the stems: Spearman ρ between cosine and the human score of the Korean
 WS-353, here on the pairs that both compared tables cover, so the two ρ are over the same pairs. A word made of
 several tokens is the mean of their rows (a byte-level BPE splits a Hangul syllable into up to three byte
-tokens; Kiwi splits 대한민국의 into 대한민국 + 의).
+tokens; Kiwi splits 대한민국의 into 대한민국 + 의). The Kiwi row holds when Kiwi is not much better, so a broken Kiwi
+pipeline would hold it: its positive control asks that the Kiwi table learned (:func:`_require_learned`).
 """
 
 import pytest
@@ -55,7 +56,9 @@ CASES = {
                   "dropped, as the stripper drops particles): an analyser is the proper tool, but for this purpose "
                   "the stripper already works well, so Kiwi's table does not track human relatedness better by an "
                   f"amount that matters: ρ(Kiwi) − ρ(stems) < {NOT_MUCH_BETTER} (Cohen's 'small' correlation) on "
-                  "the WS-353 pairs both cover.",
+                  "the WS-353 pairs both cover. Positive control (a broken Kiwi pipeline would hold): the Kiwi "
+                  "table's neighbours of post A's queries are more topical than its untrained table's "
+                  "(w2v.semantic_neighbours's judge), else the row errors.",
         tolerance=at_most(NOT_MUCH_BETTER, reason="the sentence concedes that an analyser is the right answer and says the "
                                            "simple stripper works splendidly for our purpose: a non-inferiority "
                                            "reading, the analyser's gain smaller than the smallest correlation "
@@ -121,6 +124,8 @@ def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
                f"{segmenter} vocabulary": f"{len(stream.vocab):,} tokens; {stream.ids.numel():,} of "
                                           f"{stream.tokens:,} corpus tokens kept",
                "neighbours": {q: {k: _neighbours(t, v, q) for k, (t, v) in tables.items()} for q in QUERIES}}
+    if segmenter == "kiwi":
+        _require_learned(word2vec, segmenter, vocab, seed, details)
     bound = NOT_MUCH_BETTER if segmenter == "kiwi" else 0.0
     needed = items_to_decide(result["n"], result["se"], abs(result["delta"] - bound), sigmas=DECISION_SIGMAS)
     details["to decide"] = (f"at this Δρ, about {needed:,} pairs both cover (the SE over pairs shrinks as 1/√pairs); "
@@ -134,20 +139,43 @@ BPE_QUOTE = Quote("조금 아쉬운 부분은 tiktoken과 같은 byte pair를 �
                   "not show well.")
 
 
-def _composed_lists(table: torch.Tensor, segmented, words: list[str]) -> dict[str, list[str]]:
-    """For each of post A's queries, the six words of ``words`` (the stems' vocabulary) nearest to it in ``table``
-    [V_bpe, D], each word the mean of its BPE rows (as tokenizer_choice composes words), the query dropped; words
-    the BPE vocabulary cannot spell are not candidates."""
-    rows = [(w, segmented.ids(w)) for w in words]
-    spelled = [(w, ids) for w, ids in rows if ids]
-    composed = torch.stack([table[ids].double().mean(0) for _, ids in spelled])  # [W, D]
+def _composed_lists(tables: dict[str, torch.Tensor], segmented, words: list[str]) -> dict[str, dict[str, list[str]]]:
+    """For each table of ``tables`` ({name: [V_seg, D]}, rows of the ``segmented`` vocabulary) and each of post A's
+    queries, the six words of ``words`` (the stems' vocabulary) nearest to it, each word the mean of its token rows
+    (as tokenizer_choice composes words), the query dropped; words the segmented vocabulary cannot spell are not
+    candidates (each word is segmented once, for all tables)."""
+    spelled = [(w, ids) for w, ids in ((w, segmented.ids(w)) for w in words) if ids]
     index = {w: i for i, (w, _) in enumerate(spelled)}
     lists = {}
-    for query in POST_NEIGHBOURS:
-        scores = cosine(composed, composed[index[query]])  # [W]
-        scores[index[query]] = -torch.inf
-        lists[query] = [spelled[i][0] for i in scores.topk(6).indices.tolist()]
+    for name, table in tables.items():
+        composed = torch.stack([table[ids].double().mean(0) for _, ids in spelled])  # [W, D]
+        lists[name] = {}
+        for query in POST_NEIGHBOURS:
+            scores = cosine(composed, composed[index[query]])  # [W]
+            scores[index[query]] = -torch.inf
+            lists[name][query] = [spelled[i][0] for i in scores.topk(6).indices.tolist()]
     return lists
+
+
+def _require_learned(word2vec, segmenter: str, segmented, seed: int, details: dict) -> None:
+    """Positive control of the Kiwi row: a broken Kiwi pipeline (a lookup reading the wrong rows, a table that
+    learned nothing) lowers ρ(Kiwi), and the row, whose claim is that Kiwi is not much better, would hold on it.
+    The Kiwi table must have learned what the post's loop teaches: for post A's five queries its six nearest words
+    (composed as the row composes them) must be more topical than those of its own untrained table (the same
+    initial draw, no step taken), by w2v.semantic_neighbours's judge at the suite's level (p ≤ ALPHA). Not applied
+    to GPT-2's byte pairs: their composed words share byte tokens, so both tables list spelling neighbours
+    (w2v.bpe_neighbours). Records the judgement in ``details``; fails the row otherwise."""
+    tables = {"trained": word2vec.segmented_model(segmenter).w_in,
+              "untrained": word2vec.segmented_model(segmenter, "untrained").w_in}
+    judgement = compare_lists(word2vec, _composed_lists(tables, segmented, word2vec.corpus.vocab), seed)
+    p = judgement["measured"]
+    details["positive control: neighbours' mean NPMI, trained | untrained Kiwi table"] = (
+        judgement["details"]["mean NPMI with the query"])
+    details["positive control: one-sided permutation p"] = float(f"{p:.3g}")
+    if not p <= ALPHA:
+        pytest.fail(f"positive control failed: the {segmenter} table's neighbours of post A's queries are no more "
+                    f"topical than its untrained table's (permutation p = {p:.3g}, needs ≤ {ALPHA:.5f}): a table "
+                    "that learned nothing, or a lookup reading the wrong rows, cannot show that the stems suffice")
 
 
 @claim(
@@ -179,6 +207,6 @@ def test_bpe_neighbours(verify, word2vec, seed):
     vocab = vocabulary(word2vec)
     judgement = compare_lists(word2vec, {
         "stems": {q: neighbours(word2vec.model("trained").w_in, vocab, q) for q in POST_NEIGHBOURS},
-        "gpt2_bpe": _composed_lists(bpe, segmented, word2vec.corpus.vocab)}, seed)
+        "gpt2_bpe": _composed_lists({"gpt2_bpe": bpe}, segmented, word2vec.corpus.vocab)["gpt2_bpe"]}, seed)
     judgement["details"]["BPE table's own nearest tokens"] = {q: _neighbours(bpe, segmented, q) for q in QUERIES}
     verify(judgement.pop("measured"), **judgement)

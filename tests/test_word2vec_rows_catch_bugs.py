@@ -26,6 +26,8 @@ from __future__ import annotations
 import pytest
 from planted import ERROR, JUDGED, broken_as, run_with_bug
 
+from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
+
 WS353 = ["test_word2vec.py", "test_word2vec_controls.py"]
 TOO_FEW = ("syn2_tense", "syn3_voice", "syn4_form")  # sections of fewer covered items than a decision needs
 
@@ -75,6 +77,24 @@ MUTATIONS = {
         L.Word2VecLab._model = lambda self, kind, seed: model(self, "shuffled" if kind == "trained" else kind, seed)
         """, {"w2v.loss_toward_negative[decreases]"}, {"w2v.loss_toward_negative[decreases]": "error",
                                                       "w2v.loss_toward_negative[below_zero]": "refuted"}),
+    # a broken Kiwi pipeline lowers ρ(Kiwi), so w2v.tokenizer_choice[kiwi] ('Kiwi is not much better than the stems')
+    # held on it: its positive control (the Kiwi table's neighbours beat its untrained table's) errors it.
+    # The lookup reserves row 0 (for padding, as many vocabularies do) and the stream does not: every word reads
+    # the next row
+    "kiwi_lookup_shifted": (["test_word2vec_tokenizers.py"], "tokenizer_choice and kiwi", """
+        import llm_claims_lab.word2vec.segmenters as S
+        init = S.SegmentedVocabulary.__init__
+        def shifted(self, stream, segment, name):
+            init(self, stream, segment, name)
+            self.rows = {t: i + 1 for t, i in self.rows.items() if i + 1 < len(stream.vocab)}
+        S.SegmentedVocabulary.__init__ = shifted
+        """, {"w2v.tokenizer_choice[kiwi]"}, {"w2v.tokenizer_choice[kiwi]": "error"}),
+    # the Kiwi model's training took no step (its initial table served as the trained one)
+    "kiwi_table_untrained": (["test_word2vec_tokenizers.py"], "tokenizer_choice and kiwi", """
+        import llm_claims_lab.word2vec.lab as L
+        model = L.Word2VecLab.segmented_model
+        L.Word2VecLab.segmented_model = lambda self, name, kind="trained": model(self, name, "untrained")
+        """, {"w2v.tokenizer_choice[kiwi]"}, {"w2v.tokenizer_choice[kiwi]": "error"}),
     "npmi_next_column": (["test_word2vec_neighbours.py"], "semantic_neighbours", """
         import llm_claims_lab.word2vec.topical as T
         npmi = T.ParagraphIncidence.npmi
@@ -91,6 +111,11 @@ def test_word2vec_rows_fail_on_broken_implementation(pytester: pytest.Pytester, 
     word2vec.model("trained"), word2vec.model("shuffled")  # in the cache before the subprocess reads it
     if mutation == "trained_is_untrained":
         word2vec.segmented_model("gpt2_bpe")  # w2v.bpe_neighbours's BPE table, trained once for the run
+    if mutation.startswith("kiwi_"):
+        try:
+            word2vec.segmented_model("kiwi")  # the Kiwi row's table, trained once for the run
+        except SegmenterUnavailable as exc:
+            pytest.skip(str(exc))
     files, selection, patch, broken_rows, verdicts = MUTATIONS[mutation]
     result, rows = run_with_bug(pytester, monkeypatch, files, patch, f"--claims-cache-dir={weight_cache.root}",
                                 "-k", selection)

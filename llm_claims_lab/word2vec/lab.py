@@ -109,9 +109,7 @@ class Word2VecLab:
 
     def _load(self, kind: str, config: skipgram.SkipGramConfig) -> Trained:
         if kind == "untrained":
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(config.seed)  # the trained model's initial table, as post A draws it
-                return Trained(skipgram.SkipGram(len(self.corpus.vocab), config.dim).w_in.weight.detach(), [])
+            return _initial(len(self.corpus.vocab), config)
         if kind not in ("trained", "shuffled"):
             raise ValueError(f"unknown model kind {kind!r}; use trained, untrained or shuffled")
         cfg = dataclasses.replace(config, shuffle_corpus=kind == "shuffled")
@@ -171,12 +169,18 @@ class Word2VecLab:
 
         return self.cache.fetch_once(self._streams, [name], entry, load)[0]
 
-    def segmented_model(self, name: str) -> Trained:
-        """Post A's protocol (the ``trained`` model's config) on the corpus cut by segmenter ``name``.
+    def segmented_model(self, name: str, kind: str = "trained") -> Trained:
+        """Post A's protocol (the ``trained`` model's config) on the corpus cut by segmenter ``name``; ``kind``
+        ``untrained``: that model's initial table, no step taken (not cached: it is drawn in milliseconds).
 
         Raises:
             llm_claims_lab.word2vec.segmenters.SegmenterUnavailable: the segmenter is not installed.
+            ValueError: a kind other than ``trained`` or ``untrained``.
         """
+        if kind == "untrained":
+            return _initial(len(self.segmented(name)[0].vocab), self.config)
+        if kind != "trained":
+            raise ValueError(f"unknown model kind {kind!r} for a segmented corpus; use trained or untrained")
         def entry(key: tuple[str, int]) -> Entry:
             stream, _ = self.segmented(name)
             cfg = self.config
@@ -193,6 +197,14 @@ class Word2VecLab:
 
         return self.cache.fetch_once(self._models, [(f"trained-{name}", self.config.seed)], entry,
                                      lambda key, _, tensors: Trained(tensors["w_in"], tensors["losses"].tolist()))[0]
+
+
+def _initial(vocab_size: int, config: skipgram.SkipGramConfig) -> Trained:
+    """The initial centre table ``[V, D]`` of a model trained with ``config``, drawn as post A draws it (and as
+    :func:`llm_claims_lab.word2vec.skipgram.train` does) in a forked random stream."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(config.seed)
+        return Trained(skipgram.SkipGram(vocab_size, config.dim).w_in.weight.detach(), [])
 
 
 CALIBRATION = "word2vec.json"  # the CPU's, in the calibration directory (word2vec-<type>.json off it)
