@@ -130,13 +130,16 @@ class Run:
         """Accuracy per position at length ``L``: ``[L − 1]``, %."""
         return 100 * self.correct[L].double().mean(0)
 
-    def _positions(self, part: str, L: int) -> slice:
-        T = self.config.train_len
+    def _positions(self, part: str, L: int) -> slice | list[int]:
+        T, held = self.config.train_len, list(self.config.held_out)
+        if part in ("held", "kept"):  # the query positions the loss left out, and the others
+            return held if part == "held" else [i for i in range(L - 1) if i not in held]
         return {"acc": slice(None), "seen": slice(None, T - 1), "new": slice(T - 1, None)}[part]
 
     def score(self, part: str, L: int) -> tuple[float, float]:
         """Accuracy at length ``L`` (%) on ``part`` — ``acc`` all positions (the post's ``전체``),
-        ``seen`` positions ``0 … train_len − 2`` (``본 위치``), ``new`` the rest (``새 위치``) — and its
+        ``seen`` positions ``0 … train_len − 2`` (``본 위치``), ``new`` the rest (``새 위치``), ``held`` the query
+        positions the loss left out (:attr:`ExtrapolationConfig.held_out`), ``kept`` the others — and its
         evaluation noise: the standard error over the ``N`` independent evaluation sequences (pp)."""
         per_sequence = 100 * self.correct[L][:, self._positions(part, L)].double().mean(1)  # [N]
         return per_sequence.mean().item(), standard_error(per_sequence.std(), len(per_sequence)).item()
@@ -146,16 +149,19 @@ class Run:
         return self.score("acc", L)[0]
 
 
-_QUANTITY = re.compile(r"(acc|seen|new)(\d+)(_eval_se)?")
+_QUANTITY = re.compile(r"(acc|seen|new|held|kept)(\d+)(_eval_se)?")
 
 
 def quantities(run: Run) -> list[str]:
     """The names :func:`measure` knows for ``run``: ``acc{L}``, ``seen{L}``, ``new{L}`` (%) for each evaluated
-    length (seen/new past the training length only), each with ``{name}_eval_se``, its evaluation noise (pp);
-    ``attn_right``; ``positional_peak_gap`` (learned and sinusoidal tables only)."""
+    length (seen/new past the training length only; held/kept at the training length of a run with held-out
+    positions), each with ``{name}_eval_se``, its evaluation noise (pp); ``attn_right``; ``positional_peak_gap``
+    (additive tables only)."""
     names = []
     for L in run.config.eval_lens:
-        for part in ("acc", "seen", "new") if L > run.config.train_len else ("acc",):
+        parts = ("acc", "seen", "new") if L > run.config.train_len else ("acc", "held", "kept") if \
+            run.config.held_out else ("acc",)
+        for part in parts:
             names += [f"{part}{L}", f"{part}{L}_eval_se"]
     names.append("attn_right")
     if run.model.pos.kind == "additive":

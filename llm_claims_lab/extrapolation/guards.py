@@ -14,7 +14,8 @@ import torch
 from llm_claims_lab.extrapolation.model import ExtrapolationModel
 from llm_claims_lab.positional import sinusoidal_table
 
-PARAMETER_FREE = ("sinusoidal", "raw_integer", "alibi", "alibi_symmetric", "rope", "nope")  # base schemes with no weights
+PARAMETER_FREE = ("sinusoidal", "raw_integer", "alibi", "alibi_symmetric", "rope", "nope",
+                  "random_fixed")  # base schemes with no weights
 
 
 class RunCheckError(RuntimeError):

@@ -48,8 +48,12 @@ MASK = "_masked"  # suffix of a scheme trained on ALiBi's footing: keys j < i ma
 MASKED_SCHEMES = tuple(s + MASK for s in ("learned", "sinusoidal", "relative", "rope", "t5", "relative_clipped"))
 MIXED = "_mixed"  # suffix of a scheme trained on mixed lengths: each step's length uniform on 2 … max_len
 MIXED_SCHEMES = ("sinusoidal" + MIXED,)  # post B: '학습 데이터의 길이 분포' (the training data's length distribution)
+HELD = "_held"  # suffix of a scheme trained with no loss at the query positions HELD_OUT
+HELD_OUT = (7, 8, 9, 10, 11)  # the middle five of the 19 query positions at length 20 (post B: a rule learned elsewhere)
+HELD_SCHEMES = ("sinusoidal" + HELD, "random_fixed" + HELD)  # post B's 'coordinates easy for relative rules'
+RANDOM_FIXED_STD = 2 ** -0.5  # the sinusoid's RMS per coordinate (each sin/cos pair has unit norm): rows of norm ≈ √(D/2)
 SCHEMES = (POST_SCHEMES + BEYOND_SCHEMES + CONTROL_SCHEMES + NAIVE_SCHEMES + NO_POSITION_SCHEMES + CLIP_SCHEMES
-           + MASKED_SCHEMES + MIXED_SCHEMES)
+           + MASKED_SCHEMES + MIXED_SCHEMES + HELD_SCHEMES)
 SWEPT_SCHEMES = POST_SCHEMES + BEYOND_SCHEMES  # schemes with a verdict at 40 whose budget dependence is shown
 ALIBI_HEADS = 8  # ALiBi's slopes are defined for H heads (Press et al. 2022 use 8 and more); D/H = 16 each
 
@@ -72,11 +76,20 @@ class ExtrapolationConfig:
             raise ValueError(f"unknown positional scheme {self.scheme!r}; choose one of {SCHEMES}")
         if not 2 <= self.train_len <= self.max_len:
             raise ValueError(f"train_len must be in [2, max_len={self.max_len}], got {self.train_len}")
+        if self.held_out and max(self.held_out) > self.train_len - 2:
+            raise ValueError(f"the held-out query positions {self.held_out} need train_len ≥ {max(self.held_out) + 2}")
 
     @property
     def base_scheme(self) -> str:
-        """The positional scheme without the footing: ``scheme`` less the :data:`MASK` or :data:`MIXED` suffix."""
-        return self.scheme.removesuffix(MASK).removesuffix(MIXED)
+        """The positional scheme without the footing: ``scheme`` less the :data:`MASK`, :data:`MIXED` or
+        :data:`HELD` suffix."""
+        return self.scheme.removesuffix(MASK).removesuffix(MIXED).removesuffix(HELD)
+
+    @property
+    def held_out(self) -> tuple[int, ...]:
+        """The query positions whose prediction the loss leaves out (:data:`HELD_OUT` for a ``*_held`` scheme, else
+        none): the right-neighbour rule is never trained there, while their rows still serve as keys and values."""
+        return HELD_OUT if self.scheme.endswith(HELD) else ()
 
     @property
     def mixed_lengths(self) -> bool:
@@ -118,9 +131,11 @@ def positional_scheme(config: ExtrapolationConfig) -> nn.Module:
     :data:`ALIBI_HEADS` heads, direction from a mask mirrored to the task (keys ``j ≥ i``);
     ``alibi_symmetric``: the same slopes, no mask (control); ``rope``: RoPE on queries and keys;
     ``raw_integer``: the raw numbers 1, 2, 3, … added on every channel (post A's dismissed first idea);
-    ``nope``: no position signal (zeros; Kazemnejad et al. 2023's NoPE, here without a causal mask).
+    ``nope``: no position signal (zeros; Kazemnejad et al. 2023's NoPE, here without a causal mask);
+    ``random_fixed``: fixed random coordinates at the sinusoid's scale (:class:`FixedRandomPositions`).
     A ``*_masked`` scheme (:data:`MASKED_SCHEMES`) is its base scheme; the model adds the mask. A ``*_mixed``
-    scheme (:data:`MIXED_SCHEMES`) is its base scheme; training draws the lengths.
+    scheme (:data:`MIXED_SCHEMES`) is its base scheme; training draws the lengths. A ``*_held`` scheme
+    (:data:`HELD_SCHEMES`) is its base scheme; the loss leaves out :data:`HELD_OUT`.
     """
     c = config
     if c.base_scheme.startswith("relative_clipped_k"):
@@ -136,7 +151,29 @@ def positional_scheme(config: ExtrapolationConfig) -> nn.Module:
         "rope": lambda: RotaryPositionEmbedding(),
         "raw_integer": lambda: RawIntegerPositions(c.d_model),
         "nope": lambda: NoPositionalEncoding(c.d_model),
+        "random_fixed": lambda: FixedRandomPositions(c.max_len, c.d_model),
     }[c.base_scheme]()
+
+
+class FixedRandomPositions(nn.Module):
+    """Additive, fixed: a ``[max_len, D]`` table of random coordinates, ``randn · RANDOM_FIXED_STD`` drawn where post
+    A draws its learned table, never trained: the sinusoid's scale without its structure (no linear map takes every
+    row p to row p + 1, as sin(a + b)'s expansion does for the sinusoid). ``forward(seq_len) -> [T, D]``.
+
+    Raises:
+        ValueError: ``seq_len > max_len``.
+    """
+
+    kind = "additive"
+
+    def __init__(self, max_len: int, d_model: int) -> None:
+        super().__init__()
+        self.register_buffer("table", torch.randn(max_len, d_model) * RANDOM_FIXED_STD)  # [max_len, D]
+
+    def forward(self, seq_len: int) -> torch.Tensor:
+        if seq_len > len(self.table):
+            raise ValueError(f"a fixed random table has {len(self.table)} rows; position {seq_len - 1} is past its end")
+        return self.table[:seq_len]
 
 
 class ExtrapolationModel(nn.Module):
@@ -252,6 +289,10 @@ class ExtrapolationModel(nn.Module):
         return logits, F.embedding(rows, vocab.reshape(H * V, -1))  # [B, H, T, T], [B, H, T, V]
 
     def loss(self, x: torch.Tensor) -> torch.Tensor:
-        """Post A's objective: mean cross-entropy of predicting ``x[:, i+1]`` at position ``i``."""
+        """Post A's objective: mean cross-entropy of predicting ``x[:, i+1]`` at position ``i`` (for ``x: [B, T]``),
+        over every position but :attr:`ExtrapolationConfig.held_out`."""
         V = self.config.vocab_size
-        return F.cross_entropy(self(x)[:, :-1].reshape(-1, V), x[:, 1:].reshape(-1))
+        if not self.config.held_out:
+            return F.cross_entropy(self(x)[:, :-1].reshape(-1, V), x[:, 1:].reshape(-1))
+        kept = torch.tensor([i for i in range(x.shape[1] - 1) if i not in self.config.held_out], device=x.device)
+        return F.cross_entropy(self(x)[:, kept].reshape(-1, V), x[:, kept + 1].reshape(-1))

@@ -16,7 +16,8 @@ from llm_claims_lab.core import cache
 from llm_claims_lab.positional import attention
 from llm_claims_lab.core.devices import one_thread
 from llm_claims_lab.positional import absolute, biases, nope, rope
-from llm_claims_lab.extrapolation.model import ExtrapolationConfig, ExtrapolationModel, positional_scheme
+from llm_claims_lab.extrapolation.model import (ExtrapolationConfig, ExtrapolationModel, FixedRandomPositions,
+                                                positional_scheme)
 
 
 def initial_model(config: ExtrapolationConfig, seed: int) -> tuple[ExtrapolationModel, torch.Tensor]:
@@ -71,4 +72,4 @@ def train(config: ExtrapolationConfig, seed: int, device: torch.device, *, check
 
 # What trained weights depend on (their cache fingerprint); editing evaluation or reports retrains nothing.
 TRAINING_CODE = (ExtrapolationConfig, positional_scheme, ExtrapolationModel, one_thread, initial_model,
-                 data_generator, train, absolute, biases, rope, attention, nope)
+                 data_generator, train, absolute, biases, rope, attention, nope, FixedRandomPositions)

@@ -1,0 +1,100 @@
+"""Post B's 'sinusoidal PE lays down coordinates in which relative-position rules are easy to learn', read on post A's
+exp. 3 toy as a rule learned at some positions that holds at others.
+
+Post B, '왜 하필 sin과 cos인가': the sentence follows sin(a + b)'s expansion ('position pos + k의 encoding을 … offset k의
+sin, cos 값으로 표현할 수 있다': a fixed linear map takes every position to the one k later) and precedes figure 3,
+where a token inserted in front shifts every absolute position while the relative structure stays ('언어 모델이
+일반화해야 하는 것은 이런 쪽이다'). What such coordinates make easy is a rule that, once learned, is relative: it holds
+at positions where it was never trained. At 20 positions any distinct coordinates make the rule easy to fit where it
+is trained (a review found fixed random coordinates fit it sooner than the sinusoid: exploratory runs, seen before
+this row was designed), so speed of fitting cannot tell the sinusoid's coordinates from any others.
+
+The protocol (post A's toy, seed, steps, batches) is trained with no loss at the query positions 7–11 (the middle
+five of the 19 that predict at length 20); their rows still serve as keys and values. Measured: accuracy at those
+positions. A relative rule scores there what it scores at the trained positions (≈ 100 %); a rule stored per
+position scores chance (2 %). Fixed random coordinates at the sinusoid's scale (:class:`FixedRandomPositions`) have
+no map from one position to the next, so nothing learned elsewhere reaches the held-out queries: they are the
+control that the held-out positions are held out.
+"""
+
+from __future__ import annotations
+
+import pytest
+from claims.extrapolation_common import CHANCE, DEVIATION, LEARNS, _mean, _noise
+
+from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, claim
+from llm_claims_lab.extrapolation import HELD, HELD_OUT, RANDOM_FIXED_STD
+
+CARRIES = at_least((CHANCE + 100) / 2, reason="effect size: the midpoint between a rule stored per position (chance, "
+                                             "2 %, at positions it was never trained) and a relative rule (the "
+                                             "≈ 100 % the trained positions reach): above it, the rule learned "
+                                             "elsewhere decides most held-out predictions, nearer a relative rule "
+                                             "than a lookup")
+HELD_SPAN = f"{HELD_OUT[0]}–{HELD_OUT[-1]}"
+
+
+def _require_learned(lab, scheme: str, seeds: list[int]) -> float:
+    """Accuracy at the trained query positions (length 20); skips the row when the rule is not learned there (below
+    :data:`LEARNS`): whether it carries to the held-out positions would then say nothing."""
+    kept = _mean(lab, scheme, seeds, "kept20")
+    if kept < LEARNS.bound:
+        pytest.skip(f"{scheme} does not learn the rule at its trained positions ({kept:.1f} % < {LEARNS.bound:g} %): "
+                    "whether it holds at the held-out ones says nothing")
+    return kept
+
+
+def _require_held_out(lab, calibration, seeds: list[int], details: dict) -> None:
+    """Control: the fixed random coordinates carry nothing to the held-out queries by design, so their accuracy there
+    must be below :data:`CARRIES` by ``DECISION_SIGMAS`` of its seed noise. Fails the row otherwise: the held-out
+    positions would then be trained after all (a loss that does not leave them out, an evaluation that reads the
+    trained positions), and a high sinusoidal value would show nothing about its coordinates."""
+    control = "random_fixed" + HELD
+    held = _mean(lab, control, seeds, "held20")
+    sd, _ = _noise(calibration, control, "held20", seeds)
+    details["control: fixed random coordinates at the held-out positions"] = f"{held:.1f} % (SD {sd:.2f})"
+    if not held < CARRIES.bound - DECISION_SIGMAS * sd:
+        pytest.fail(f"control failed: fixed random coordinates score {held:.1f} % at the held-out positions {HELD_SPAN} "
+                    f"(needs < {CARRIES.bound:g} % by {DECISION_SIGMAS:g} SD of {sd:.2f}): they have no structure to "
+                    "carry a rule there, so those positions are not held out")
+
+
+@claim(
+    id="extrap.sin_relative_rule_carries",
+    post="B", section="sin-cos",
+    source="Post B, '왜 하필 sin과 cos인가' ('상대 위치 규칙을 배우기 쉬운 좌표계'); measured on post A's exp. 3 toy",
+    statement="In sinusoidal coordinates a relative-position rule is easy to learn: learned at some positions, it holds "
+              "at others. Post A's toy (predict token i + 1 at position i, a purely relative rule) trained at length "
+              f"20 with no loss at the query positions {HELD_SPAN}; accuracy there (length 20) ≥ {CARRIES.bound:g} %, "
+              "the midpoint between a rule stored per position (chance) and a relative one (≈ 100 %). Skipped "
+              f"when the rule is not learned at the trained positions (< {LEARNS.bound:g} %).",
+    kind="post", unit="%", tolerance=CARRIES,
+    quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
+                "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
+                "relative-position rules"),
+    cases={
+        "sinusoidal": Case(
+            statement=f"sinusoidal PE (post B's formula). Control: fixed random coordinates score below "
+                      f"{CARRIES.bound:g} % at the held-out positions (by 3 SD), else the row errors.",
+            expect_source="post B's sentence, after sin(a + b)'s expansion (a fixed linear map takes position pos to "
+                          "pos + k) and before figure 3 (an inserted token shifts absolute positions; the relative "
+                          "structure is what a language model must generalise)"),
+        "random_fixed": Case(
+            statement=f"Beyond the post (the control): fixed random coordinates, randn · {RANDOM_FIXED_STD:.3f} (the "
+                      "sinusoid's scale, none of its structure), never trained.",
+            kind="beyond", expect="refuted",
+            expect_source="the control's design: each held-out row is an independent draw, so no map learned at the "
+                          "other queries takes it to its right neighbour's key (chance, 2 %)"),
+    },
+    deviation=DEVIATION + f" Post B trains no model; the toy is post A's, its loss left out at the query positions "
+                          f"{HELD_SPAN} (a deviation from post A's loss, which every row of this claim shares). Noise: "
+                          "the SD over the calibration seeds of the accuracy at the held-out positions.",
+)
+def test_sin_relative_rule_carries(verify, extrapolation_lab, calibration, seeds, case):
+    scheme = case + HELD
+    kept = _require_learned(extrapolation_lab, scheme, seeds)
+    noise, where = _noise(calibration, scheme, "held20", seeds)
+    details = {f"at the held-out query positions {HELD_SPAN}": "measured", "at the trained query positions": kept,
+               "chance": CHANCE, **where}
+    if case == "sinusoidal":
+        _require_held_out(extrapolation_lab, calibration, seeds, details)
+    verify(_mean(extrapolation_lab, scheme, seeds, "held20"), noise=noise, details=details)
