@@ -22,13 +22,15 @@ from llm_claims_lab.core.analogy import WordList, cosine, listing
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, at_most, claim
 from llm_claims_lab.core.stats import items_to_decide
 from llm_claims_lab.word2vec.relatedness import rho_difference_items
-from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable
+from llm_claims_lab.word2vec import corpus
+from llm_claims_lab.word2vec.segmenters import SegmenterUnavailable, word_tokens
 from claims.word2vec_common import (ALPHA, KERNELS_DEVIATION, POST_NEIGHBOURS, compare_lists, neighbours, vocabulary,
                                     ws353_vocabulary)
 
 SOURCE = "Post A, exp. 1 (1), the remark on tokenisation ('tiktoken과 같은 byte pair를 이용해 버리면')"
 REMARK = ("'tiktoken과 같은 byte pair를 이용해 버리면, 한국어 같은 경우, 이런 word2vec이 잘 보이지 않습니다'")
 QUERIES = ("물리학", "음악", "조선", "전쟁")  # post A's neighbour queries, shown for each table
+PARAGRAPHS_CHECKED = 20  # the stream round trip's paragraphs: a few thousand tokens, segmented in well under a second
 NOT_MUCH_BETTER = 0.1  # Cohen's (1988) 'small' correlation: a gain in ρ below it is no gain worth the name
 
 
@@ -124,6 +126,7 @@ def test_tokenizer_choice(verify, word2vec, ws353, case, seed):
                f"{segmenter} vocabulary": f"{len(stream.vocab):,} tokens; {stream.ids.numel():,} of "
                                           f"{stream.tokens:,} corpus tokens kept",
                "neighbours": {q: {k: _neighbours(t, v, q) for k, (t, v) in tables.items()} for q in QUERIES}}
+    _require_pipeline(word2vec, segmenter, stream, vocab, sorted({w for pair in ws353 for w in (pair.first, pair.second)}), details)
     if segmenter == "kiwi":
         _require_learned(word2vec, segmenter, vocab, seed, details)
     bound = NOT_MUCH_BETTER if segmenter == "kiwi" else 0.0
@@ -155,6 +158,31 @@ def _composed_lists(tables: dict[str, torch.Tensor], segmented, words: list[str]
             scores[index[query]] = -torch.inf
             lists[name][query] = [spelled[i][0] for i in scores.topk(6).indices.tolist()]
     return lists
+
+
+def _require_pipeline(word2vec, segmenter: str, stream, segmented, words: list[str], details: dict) -> None:
+    """Checks of a segmented table's pipeline, each failing the row: a broken pipeline lowers that side's ρ and the
+    BPE side's topicality, which pushes w2v.bpe_neighbours and tokenizer_choice[gpt2_bpe] toward 'holds', and the
+    byte pairs' table shows no topical signal for a neighbour judge to check it by (w2v.bpe_neighbours). The lookup
+    round trip: each of ``words`` covered reads the rows of its own tokens (the rows' tokens are the segmenter's
+    tokens of the word). The stream round trip: the first paragraphs of the corpus, segmented anew and cut to the
+    vocabulary, are the first ids of the trained stream. The training ran: the table is not its initial draw."""
+    paragraphs = corpus.read_paragraphs(word2vec.corpus.path)[:PARAGRAPHS_CHECKED]
+    expected = [segmented.rows[t] for tokens in segmented.segment(paragraphs) for t in tokens if t in segmented.rows]
+    covered = [(w, ids) for w in words if (ids := segmented.ids(w))]
+    misread = [w for w, ids in covered if [segmented.token(i) for i in ids] != word_tokens(segmented.segment, segmenter, w)]
+    moved = (word2vec.segmented_model(segmenter).w_in - word2vec.segmented_model(segmenter, "untrained").w_in).abs().max()
+    details["pipeline checks"] = (f"{len(covered) - len(misread)} of {len(covered)} covered words read their own tokens' rows; the "
+                                  f"first {PARAGRAPHS_CHECKED} paragraphs' {len(expected):,} tokens are the stream's "
+                                  f"first ids: {stream.ids[:len(expected)].tolist() == expected}; largest move from "
+                                  f"the initial table {moved.item():.3g}")
+    if misread:
+        pytest.fail(f"pipeline check failed: the {segmenter} lookup reads other tokens' rows for {misread[:5]}")
+    if stream.ids[:len(expected)].tolist() != expected:
+        pytest.fail(f"pipeline check failed: the {segmenter} stream's first ids are not the corpus's first paragraphs "
+                    "segmented anew")
+    if not moved > 0:
+        pytest.fail(f"pipeline check failed: the {segmenter} table is its initial draw (no training step reached it)")
 
 
 def _require_learned(word2vec, segmenter: str, segmented, seed: int, details: dict) -> None:
@@ -200,13 +228,16 @@ def _require_learned(word2vec, segmenter: str, segmented, seed: int, details: di
 )
 def test_bpe_neighbours(verify, word2vec, seed):
     try:
-        _, segmented = word2vec.segmented("gpt2_bpe")
+        stream, segmented = word2vec.segmented("gpt2_bpe")
     except SegmenterUnavailable as exc:
         pytest.skip(str(exc))
     bpe = word2vec.segmented_model("gpt2_bpe").w_in  # [V_bpe, D]
     vocab = vocabulary(word2vec)
+    details: dict = {}
+    _require_pipeline(word2vec, "gpt2_bpe", stream, segmented, list(POST_NEIGHBOURS), details)
     judgement = compare_lists(word2vec, {
         "stems": {q: neighbours(word2vec.model("trained").w_in, vocab, q) for q in POST_NEIGHBOURS},
         "gpt2_bpe": _composed_lists({"gpt2_bpe": bpe}, segmented, word2vec.corpus.vocab)["gpt2_bpe"]}, seed)
     judgement["details"]["BPE table's own nearest tokens"] = {q: _neighbours(bpe, segmented, q) for q in QUERIES}
+    judgement["details"] |= details
     verify(judgement.pop("measured"), **judgement)

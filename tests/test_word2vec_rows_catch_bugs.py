@@ -11,6 +11,9 @@
   interval's closed form.
 - The lab serving the untrained table, or the shuffled-corpus model, as the trained one: the rows that say the
   corpus is too small for analogies, and the loss row, hold on either without a positive control; theirs error them.
+- A broken BPE or Kiwi pipeline (a lookup one row off, a table no step reached): ``w2v.tokenizer_choice`` and
+  ``w2v.bpe_neighbours`` held on it in the post's favour; their pipeline checks and the Kiwi row's positive control
+  stop them.
 - Paragraph co-occurrence read one column off (each listed word scored as the next vocabulary row,
   ``llm_claims_lab/word2vec/topical.py``): the trained lists' topicality is gone, and ``w2v.semantic_neighbours``'s
   post rows must see it.
@@ -77,24 +80,6 @@ MUTATIONS = {
         L.Word2VecLab._model = lambda self, kind, seed: model(self, "shuffled" if kind == "trained" else kind, seed)
         """, {"w2v.loss_toward_negative[decreases]"}, {"w2v.loss_toward_negative[decreases]": "error",
                                                       "w2v.loss_toward_negative[below_zero]": "refuted"}),
-    # a broken Kiwi pipeline lowers ρ(Kiwi), so w2v.tokenizer_choice[kiwi] ('Kiwi is not much better than the stems')
-    # held on it: its positive control (the Kiwi table's neighbours beat its untrained table's) errors it.
-    # The lookup reserves row 0 (for padding, as many vocabularies do) and the stream does not: every word reads
-    # the next row
-    "kiwi_lookup_shifted": (["test_word2vec_tokenizers.py"], "tokenizer_choice and kiwi", """
-        import llm_claims_lab.word2vec.segmenters as S
-        init = S.SegmentedVocabulary.__init__
-        def shifted(self, stream, segment, name):
-            init(self, stream, segment, name)
-            self.rows = {t: i + 1 for t, i in self.rows.items() if i + 1 < len(stream.vocab)}
-        S.SegmentedVocabulary.__init__ = shifted
-        """, {"w2v.tokenizer_choice[kiwi]"}, {"w2v.tokenizer_choice[kiwi]": "error"}),
-    # the Kiwi model's training took no step (its initial table served as the trained one)
-    "kiwi_table_untrained": (["test_word2vec_tokenizers.py"], "tokenizer_choice and kiwi", """
-        import llm_claims_lab.word2vec.lab as L
-        model = L.Word2VecLab.segmented_model
-        L.Word2VecLab.segmented_model = lambda self, name, kind="trained": model(self, name, "untrained")
-        """, {"w2v.tokenizer_choice[kiwi]"}, {"w2v.tokenizer_choice[kiwi]": "error"}),
     "npmi_next_column": (["test_word2vec_neighbours.py"], "semantic_neighbours", """
         import llm_claims_lab.word2vec.topical as T
         npmi = T.ParagraphIncidence.npmi
@@ -102,6 +87,31 @@ MUTATIONS = {
                                                                     [(w + 1) % len(self.frequency) for w in words])
         """, {"w2v.semantic_neighbours[trained_vs_untrained]", "w2v.semantic_neighbours[trained_vs_shuffled]"}, {}),
 }
+
+# A broken BPE or Kiwi pipeline lowers that side's ρ and topicality, so w2v.tokenizer_choice (Kiwi 'not much better',
+# stems better than BPE) and w2v.bpe_neighbours held on it: their pipeline checks, and the Kiwi row's positive control
+# (its neighbours beat its untrained table's), stop them. The lookup reserves row 0 (for padding, as many
+# vocabularies do) and the stream does not, so every word reads the next row; or the table took no step (its initial
+# draw served as the trained one). Nothing is retrained
+SEGMENTED_ROWS = {"kiwi": ("tokenizer_choice and kiwi", {"w2v.tokenizer_choice[kiwi]"}),
+                  "gpt2_bpe": ("bpe_neighbours or (tokenizer_choice and gpt2_bpe)",
+                               {"w2v.tokenizer_choice[gpt2_bpe]", "w2v.bpe_neighbours"})}
+for _name, (_selection, _rows) in SEGMENTED_ROWS.items():
+    MUTATIONS[f"{_name}_lookup_shifted"] = (["test_word2vec_tokenizers.py"], _selection, f"""
+        import llm_claims_lab.word2vec.segmenters as S
+        init = S.SegmentedVocabulary.__init__
+        def shifted(self, stream, segment, name):
+            init(self, stream, segment, name)
+            if name == {_name!r}:
+                self.rows = {{t: i + 1 for t, i in self.rows.items() if i + 1 < len(stream.vocab)}}
+        S.SegmentedVocabulary.__init__ = shifted
+        """, _rows, dict.fromkeys(_rows, "error"))
+    MUTATIONS[f"{_name}_table_untrained"] = (["test_word2vec_tokenizers.py"], _selection, f"""
+        import llm_claims_lab.word2vec.lab as L
+        model = L.Word2VecLab.segmented_model
+        L.Word2VecLab.segmented_model = lambda self, name, kind="trained": model(
+            self, name, "untrained" if name == {_name!r} else kind)
+        """, _rows, dict.fromkeys(_rows, "error"))
 
 
 @pytest.mark.slow
@@ -111,9 +121,10 @@ def test_word2vec_rows_fail_on_broken_implementation(pytester: pytest.Pytester, 
     word2vec.model("trained"), word2vec.model("shuffled")  # in the cache before the subprocess reads it
     if mutation == "trained_is_untrained":
         word2vec.segmented_model("gpt2_bpe")  # w2v.bpe_neighbours's BPE table, trained once for the run
-    if mutation.startswith("kiwi_"):
+    segmenter = next((name for name in SEGMENTED_ROWS if mutation.startswith(name)), None)
+    if segmenter:
         try:
-            word2vec.segmented_model("kiwi")  # the Kiwi row's table, trained once for the run
+            word2vec.segmented_model(segmenter)  # the segmented rows' table, trained once for the run
         except SegmenterUnavailable as exc:
             pytest.skip(str(exc))
     files, selection, patch, broken_rows, verdicts = MUTATIONS[mutation]
