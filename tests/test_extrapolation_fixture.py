@@ -16,6 +16,9 @@ from llm_claims_lab.extrapolation import model as extrapolation  # patched below
 from llm_claims_lab.core.cache import WeightCache
 from llm_claims_lab.extrapolation import (
     EVAL_SEQUENCES,
+    HELD_OUT,
+    HELD_SCHEMES,
+    RANDOM_FIXED_STD,
     SCHEMES,
     ExtrapolationConfig,
     ExtrapolationLab,
@@ -123,6 +126,36 @@ def test_mixed_lengths_draw_each_steps_length_from_the_same_stream(monkeypatch):
     seen.clear()
     train(ExtrapolationConfig(scheme="sinusoidal", steps=3), 1, torch.device("cpu"))
     assert [T for _, T in seen] == [20, 20, 20]
+
+def test_held_out_positions_are_left_out_of_the_loss_only():
+    """A ``*_held`` run's loss is the post's cross-entropy over every query position but HELD_OUT (their rows still
+    enter the attention); any other run's is the post's over all positions."""
+    x = torch.randint(0, 50, (8, 20), generator=torch.Generator().manual_seed(0))
+    kept = [i for i in range(19) if i not in HELD_OUT]
+    for scheme in HELD_SCHEMES:
+        model, _ = initial_model(ExtrapolationConfig(scheme=scheme), 0)
+        logits = model.forward_plain(x)  # [B, T, V]
+        expected = F.cross_entropy(logits[:, kept].reshape(-1, 50), x[:, [i + 1 for i in kept]].reshape(-1))
+        assert torch.allclose(model.loss(x), expected, rtol=0, atol=1e-6)
+        assert not torch.allclose(model.loss(x), F.cross_entropy(logits[:, :-1].reshape(-1, 50), x[:, 1:].reshape(-1)))
+    model, _ = initial_model(ExtrapolationConfig(scheme="sinusoidal"), 0)
+    assert torch.equal(model.loss(x), F.cross_entropy(model(x)[:, :-1].reshape(-1, 50), x[:, 1:].reshape(-1)))
+    with pytest.raises(ValueError, match="need train_len ≥ 13"):
+        ExtrapolationConfig(scheme="sinusoidal_held", train_len=10)
+
+
+def test_fixed_random_coordinates_are_the_learned_tables_draw_at_the_sinusoids_scale():
+    """``random_fixed``: post A's learned-table draw (same place in the stream) scaled from 0.02 to the sinusoid's
+    RMS per coordinate, a buffer no optimizer reaches; the evaluation reads its held-out and trained positions."""
+    learned, _ = initial_model(ExtrapolationConfig(scheme="learned"), 7)
+    fixed, _ = initial_model(ExtrapolationConfig(scheme="random_fixed_held"), 7)
+    assert torch.allclose(fixed.pos(40), learned.pos.weight.detach() / 0.02 * RANDOM_FIXED_STD, rtol=1e-6, atol=0)
+    assert not [n for n, _ in fixed.pos.named_parameters()] and "pos.table" in fixed.state_dict()
+    sin = extrapolation.SinusoidalPositionalEncoding(128)(40)
+    assert abs(fixed.pos(40).pow(2).mean().sqrt() / sin.pow(2).mean().sqrt() - 1) < 0.05  # the same scale
+    with pytest.raises(ValueError, match="past its end"):
+        fixed.pos(41)
+
 
 def test_alibi_slopes_match_the_reference():
     assert alibi_slopes(8) == [2.0 ** -k for k in range(1, 9)]

@@ -34,6 +34,14 @@ def test_a_parameter_free_scheme_with_a_table_is_refused() -> None:
         check_run(model, 3000)
 
 
+def test_fixed_random_coordinates_that_train_are_refused() -> None:
+    config = ExtrapolationConfig(scheme="random_fixed_held")
+    model, _ = initial_model(config, 0)
+    model.pos = LearnedPositionalEmbedding(config.max_len, config.d_model, init_std=2 ** -0.5)  # forgot to freeze
+    with pytest.raises(RunCheckError, match="has trainable parameters"):
+        check_run(model, 3000)
+
+
 def test_a_sinusoid_with_another_base_is_refused() -> None:
     model, _ = initial_model(ExtrapolationConfig(scheme="sinusoidal"), 0)
     model.pos = SinusoidalPositionalEncoding(model.config.d_model, base=1000.0)

@@ -60,8 +60,11 @@ def extrapolation_lab(weight_cache, device):
 """
 # every extrapolation claims module, so a row moved to a new module is still copied
 FILES = sorted(p.name for p in (ROOT / "claims").glob("test_extrapolation*.py"))
-MAIN, MECHANISMS, BEYOND, FOOTING, POST_B, LENGTHS = (f"test_extrapolation{part}.py::" for part in
-                                                      ("", "_mechanisms", "_beyond", "_footing", "_post_b", "_lengths"))
+MAIN, MECHANISMS, BEYOND, FOOTING, POST_B, LENGTHS, RULE = (
+    f"test_extrapolation{part}.py::" for part in ("", "_mechanisms", "_beyond", "_footing", "_post_b", "_lengths",
+                                                  "_relative_rule"))
+CARRIES = {"extrap.sin_relative_rule_carries[sinusoidal]": ERROR,  # the control stops it
+           "extrap.sin_relative_rule_carries[random_fixed]": JUDGED}  # holds, where its design says refuted
 
 MUTATIONS = {
     # the relative bias indexed by the key's absolute position j instead of the offset j − i
@@ -186,6 +189,22 @@ MUTATIONS = {
         raw = P.RawIntegerPositions.forward
         P.RawIntegerPositions.forward = lambda self, seq_len: raw(self, seq_len) * 1e38
         """, ("raw_integer",), [MAIN + "test_raw_integer_breaks_training"], dict.fromkeys({"extrap.raw_integer_breaks_training"}, ERROR)),
+    # the loss not told which query positions to leave out: the rule is trained there too, and the sinusoidal row
+    # holds in the post's favour whatever its coordinates. Fixed random coordinates then carry it as well: the
+    # control stops the row
+    "held_out_trained": ("""
+        import torch.nn.functional as F
+        from llm_claims_lab.extrapolation import ExtrapolationModel
+        def every_position(self, x):
+            return F.cross_entropy(self(x)[:, :-1].reshape(-1, 50), x[:, 1:].reshape(-1))
+        ExtrapolationModel.loss = every_position
+        """, ("sinusoidal_held", "random_fixed_held"), [RULE + "test_sin_relative_rule_carries"], CARRIES),
+    # the evaluation reads the trained positions where it should read the held-out ones (nothing retrained)
+    "held_reads_kept": (textwrap.dedent("""
+        from llm_claims_lab.extrapolation import Run
+        positions = Run._positions
+        Run._positions = lambda self, part, L: positions(self, "kept" if part == "held" else part, L)
+        """) + WITH_SWEEP, (), [RULE + "test_sin_relative_rule_carries"], CARRIES),
     # the masked footing trained without its mask: the model is the mask-free one, so the footing's verdict would
     # copy the mask-free row's, as expected. The row's own guard (attention left of the query must be 0) errors it
     "footing_mask_dropped": ("""
