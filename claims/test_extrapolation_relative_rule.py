@@ -77,8 +77,10 @@ def _require_held_out(lab, calibration, seeds: list[int], details: dict) -> None
                 "relative-position rules"),
     cases={
         "sinusoidal": Case(
-            statement=f"sinusoidal PE (post B's formula). Control: fixed random coordinates score below "
-                      f"{CARRIES.bound:g} % at the held-out positions (by 3 SD), else the row errors.",
+            statement=f"Sinusoidal PE (post B's formula): the rule learned at 14 of the 19 query positions holds at "
+                      f"the 5 held out ({HELD_SPAN}), ≥ {CARRIES.bound:g} %. Control: fixed random coordinates score "
+                      f"below {CARRIES.bound:g} % there (by 3 SD), else the row errors.",
+            post_value="배우기 쉬운 좌표계 (coordinates in which relative rules are easy to learn)",
             expect="refuted",
             expect_source="finding of the 20 calibration seeds: the rule learned elsewhere carries to the held-out "
                           "positions nearer a per-position lookup than a relative rule",
