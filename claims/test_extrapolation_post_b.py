@@ -59,7 +59,8 @@ def test_sin_long_context_not_automatic(verify, extrapolation_lab, calibration, 
               "i + 1 at position i, a purely relative rule) also hold at the new positions 19–38 of length 40, as "
               f"a relative rule would? Learned = accuracy ≥ {LEARNS.bound:g} %. Not the post's claim: post B says "
               "in the next paragraph that longer contexts do not come for free ('실제 긴 문맥 일반화가 자동으로 "
-              "해결되지는 않는다'), so this row is never counted against it.",
+              "해결되지는 않는다'), so this row is never counted against it. The sentence's 'easy to learn' is read "
+              "within the trained range by extrap.sin_relative_rule_carries.",
     kind="beyond", unit="%", tolerance=LEARNS,
     quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
                 "sinusoidal positional encoding lays down coordinates in which the model easily learns such "

@@ -166,7 +166,10 @@ def _require_pipeline(word2vec, segmenter: str, stream, segmented, words: list[s
     byte pairs' table shows no topical signal for a neighbour judge to check it by (w2v.bpe_neighbours). The lookup
     round trip: each of ``words`` covered reads the rows of its own tokens (the rows' tokens are the segmenter's
     tokens of the word). The stream round trip: the first paragraphs of the corpus, segmented anew and cut to the
-    vocabulary, are the first ids of the trained stream. The training ran: the table is not its initial draw."""
+    vocabulary, are the first ids of the trained stream. The training ran: the table is not its initial draw. They
+    catch a lookup or a stream misaligned with the vocabulary and a training that never ran; not a word looked up
+    by another convention than running text's, a fault past the first paragraphs, or a BPE table trained on a
+    wrong context (only the Kiwi row has a check that its table learned, :func:`_require_learned`)."""
     paragraphs = corpus.read_paragraphs(word2vec.corpus.path)[:PARAGRAPHS_CHECKED]
     expected = [segmented.rows[t] for tokens in segmented.segment(paragraphs) for t in tokens if t in segmented.rows]
     covered = [(w, ids) for w in words if (ids := segmented.ids(w))]

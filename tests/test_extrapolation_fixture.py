@@ -16,9 +16,8 @@ from llm_claims_lab.extrapolation import model as extrapolation  # patched below
 from llm_claims_lab.core.cache import WeightCache
 from llm_claims_lab.extrapolation import (
     EVAL_SEQUENCES,
-    HELD_OUT,
     HELD_SCHEMES,
-    RANDOM_FIXED_STD,
+    FixedRandomPositions,
     SCHEMES,
     ExtrapolationConfig,
     ExtrapolationLab,
@@ -128,11 +127,12 @@ def test_mixed_lengths_draw_each_steps_length_from_the_same_stream(monkeypatch):
     assert [T for _, T in seen] == [20, 20, 20]
 
 def test_held_out_positions_are_left_out_of_the_loss_only():
-    """A ``*_held`` run's loss is the post's cross-entropy over every query position but HELD_OUT (their rows still
-    enter the attention); any other run's is the post's over all positions."""
+    """A ``*_spread`` or ``*_held`` run's loss is the post's cross-entropy over every query position but its held-out
+    ones (their rows still enter the attention); any other run's is the post's over all positions."""
     x = torch.randint(0, 50, (8, 20), generator=torch.Generator().manual_seed(0))
-    kept = [i for i in range(19) if i not in HELD_OUT]
+    assert {ExtrapolationConfig(scheme=s).held_out for s in HELD_SCHEMES} == {(3, 7, 11, 15), (7, 8, 9, 10, 11)}
     for scheme in HELD_SCHEMES:
+        kept = [i for i in range(19) if i not in ExtrapolationConfig(scheme=scheme).held_out]
         model, _ = initial_model(ExtrapolationConfig(scheme=scheme), 0)
         logits = model.forward_plain(x)  # [B, T, V]
         expected = F.cross_entropy(logits[:, kept].reshape(-1, 50), x[:, [i + 1 for i in kept]].reshape(-1))
@@ -149,7 +149,8 @@ def test_fixed_random_coordinates_are_the_learned_tables_draw_at_the_sinusoids_s
     RMS per coordinate, a buffer no optimizer reaches; the evaluation reads its held-out and trained positions."""
     learned, _ = initial_model(ExtrapolationConfig(scheme="learned"), 7)
     fixed, _ = initial_model(ExtrapolationConfig(scheme="random_fixed_held"), 7)
-    assert torch.allclose(fixed.pos(40), learned.pos.weight.detach() / 0.02 * RANDOM_FIXED_STD, rtol=1e-6, atol=0)
+    assert torch.allclose(fixed.pos(40), learned.pos.weight.detach() / 0.02 * FixedRandomPositions.STD, rtol=1e-6,
+                          atol=0)
     assert not [n for n, _ in fixed.pos.named_parameters()] and "pos.table" in fixed.state_dict()
     sin = extrapolation.SinusoidalPositionalEncoding(128)(40)
     assert abs(fixed.pos(40).pow(2).mean().sqrt() / sin.pow(2).mean().sqrt() - 1) < 0.05  # the same scale

@@ -63,8 +63,9 @@ FILES = sorted(p.name for p in (ROOT / "claims").glob("test_extrapolation*.py"))
 MAIN, MECHANISMS, BEYOND, FOOTING, POST_B, LENGTHS, RULE = (
     f"test_extrapolation{part}.py::" for part in ("", "_mechanisms", "_beyond", "_footing", "_post_b", "_lengths",
                                                   "_relative_rule"))
-CARRIES = {"extrap.sin_relative_rule_carries[sinusoidal]": ERROR,  # the control stops it
-           "extrap.sin_relative_rule_carries[random_fixed]": JUDGED}  # holds, where its design says refuted
+# the sinusoidal rows are stopped by their control; the controls' rows hold, where their design says refuted
+CARRIES = {f"extrap.sin_relative_rule_carries[{case}]": ERROR if case.startswith("sinusoidal") else JUDGED
+           for case in ("sinusoidal", "random_fixed", "sinusoidal_block", "random_fixed_block")}
 
 MUTATIONS = {
     # the relative bias indexed by the key's absolute position j instead of the offset j − i
@@ -189,16 +190,18 @@ MUTATIONS = {
         raw = P.RawIntegerPositions.forward
         P.RawIntegerPositions.forward = lambda self, seq_len: raw(self, seq_len) * 1e38
         """, ("raw_integer",), [MAIN + "test_raw_integer_breaks_training"], dict.fromkeys({"extrap.raw_integer_breaks_training"}, ERROR)),
-    # the loss not told which query positions to leave out: the rule is trained there too, and the sinusoidal row
-    # holds in the post's favour whatever its coordinates. Fixed random coordinates then carry it as well: the
-    # control stops the row
+    # the loss not told which query positions to leave out: the rule is trained there too, and the post's row
+    # holds whatever the coordinates. Fixed random coordinates then carry it as well: the control stops the row
+    # (the single-position layout only: the post's row and its control, two runs retrained)
     "held_out_trained": ("""
         import torch.nn.functional as F
         from llm_claims_lab.extrapolation import ExtrapolationModel
         def every_position(self, x):
             return F.cross_entropy(self(x)[:, :-1].reshape(-1, 50), x[:, 1:].reshape(-1))
         ExtrapolationModel.loss = every_position
-        """, ("sinusoidal_held", "random_fixed_held"), [RULE + "test_sin_relative_rule_carries"], CARRIES),
+        """, ("sinusoidal_spread", "random_fixed_spread"), [RULE + "test_sin_relative_rule_carries[sinusoidal]",
+                                                           RULE + "test_sin_relative_rule_carries[random_fixed]"],
+        {k: v for k, v in CARRIES.items() if "block" not in k}),
     # the evaluation reads the trained positions where it should read the held-out ones (nothing retrained)
     "held_reads_kept": (textwrap.dedent("""
         from llm_claims_lab.extrapolation import Run

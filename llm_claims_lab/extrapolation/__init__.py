@@ -69,9 +69,8 @@ from llm_claims_lab.extrapolation.model import (
     MIXED,
     MIXED_SCHEMES,
     HELD,
-    HELD_OUT,
     HELD_SCHEMES,
-    RANDOM_FIXED_STD,
+    SPREAD,
     FixedRandomPositions,
     NAIVE_SCHEMES,
     NO_POSITION_SCHEMES,
@@ -94,7 +93,7 @@ from llm_claims_lab.extrapolation.figures import plot_accuracy_by_position, plot
 
 __all__ = [
     "ALIBI_HEADS", "BEYOND_SCHEMES", "CALIBRATION", "CLIP_DISTANCE", "CLIP_SCHEMES", "CLIP_SWEEP", "MASK",
-    "MASKED_SCHEMES", "MIXED", "MIXED_SCHEMES", "HELD", "HELD_OUT", "HELD_SCHEMES", "RANDOM_FIXED_STD",
+    "MASKED_SCHEMES", "MIXED", "MIXED_SCHEMES", "HELD", "HELD_SCHEMES", "SPREAD",
     "FixedRandomPositions", "PARAMETER_FREE", "RELATIVE_PROBES", "CONTROL_SCHEMES", "CURVE_STEPS",
     "EVAL_SEED_OFFSET", "EVAL_SEQUENCES", "EVALUATION_CODE", "LONG_CONTEXT", "NAIVE_SCHEMES", "NO_POSITION_SCHEMES", "POST_SCHEMES", "SCHEMES",
     "SWEPT_SCHEMES", "TRAINING_CODE", "Calibration", "Evaluation", "ExtrapolationConfig", "ExtrapolationLab",
