@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 
-from llm_claims_harness.declare import at_least, at_most, close
+from llm_claims_harness.declare import Quote, at_least, at_most, close
 from llm_claims_lab.extrapolation import CURVE_STEPS, EVAL_SEQUENCES, Calibration, ExtrapolationLab, measure
 
 SOURCE = "Post A, exp. 3 'pe_probe.py --exp extrapolate'"
@@ -30,6 +30,10 @@ NOT_AUTOMATIC = at_most(KEEPS.bound, reason=f"effect size: 'not solved automatic
                                      f"longer length the accuracy it has at the training length, i.e. it loses more "
                                      f"than the {-KEEPS.bound:g} pp that 'keeps its accuracy' allows (the beyond rows' "
                                      "bound: a fifth of the smallest failure post A reports, −23.4 pp at 40)")
+# post B, '왜 하필 sin과 cos인가': the sentence pos.sin_relative_rules_easy and extrap.sin_relative_rule_carries read
+EASY_TO_LEARN = Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
+                      "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
+                      "relative-position rules")
 LEARNS = at_least(95.0, reason="effect size: the task is learned at the training length when at most 5 pp short of the "
                         "100 % that post A's three schemes reach")
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from claims.extrapolation_common import CHANCE, DEVIATION, KEEPS, LEARNS, NOT_AUTOMATIC, _drop_noise, _mean, _noise
+from claims.extrapolation_common import (CHANCE, DEVIATION, EASY_TO_LEARN, KEEPS, LEARNS, NOT_AUTOMATIC, _drop_noise,
+                                       _mean, _noise)
 
 from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, at_least, claim
 from llm_claims_lab.extrapolation import eval_batch, order_blind_ceiling
@@ -62,9 +63,7 @@ def test_sin_long_context_not_automatic(verify, extrapolation_lab, calibration, 
               "해결되지는 않는다'), so this row is never counted against it. The sentence's 'easy to learn' is read "
               "within the trained range by extrap.sin_relative_rule_carries.",
     kind="beyond", unit="%", tolerance=LEARNS,
-    quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
-                "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
-                "relative-position rules"),
+    quote=EASY_TO_LEARN,
     cases={
         "beyond_range": Case(
             statement="accuracy at length 40 on the new positions 19–38.",

@@ -25,9 +25,9 @@ was the layout's. The version note says why the single positions are the post's 
 from __future__ import annotations
 
 import pytest
-from claims.extrapolation_common import CHANCE, DEVIATION, LEARNS, _mean, _noise
+from claims.extrapolation_common import CHANCE, DEVIATION, EASY_TO_LEARN, LEARNS, _mean, _noise
 
-from llm_claims_harness.declare import DECISION_SIGMAS, Case, Quote, Revision, at_least, claim
+from llm_claims_harness.declare import DECISION_SIGMAS, Case, Revision, at_least, claim
 from llm_claims_lab.extrapolation import HELD, SPREAD, ExtrapolationConfig, FixedRandomPositions
 
 CARRIES = at_least((CHANCE + 100) / 2, reason="effect size: the midpoint between a rule stored per position (chance, "
@@ -90,9 +90,7 @@ def _random_case(layout: str) -> Case:
               "midpoint between a rule stored per position (chance) and a relative one (≈ 100 %). Skipped when the "
               f"rule is not learned at the trained positions (< {LEARNS.bound:g} %).",
     kind="post", unit="%", tolerance=CARRIES,
-    quote=Quote("sinusoidal positional encoding은 모델이 이런 상대 위치 규칙을 배우기 쉬운 좌표계를 깔아 준다",
-                "sinusoidal positional encoding lays down coordinates in which the model easily learns such "
-                "relative-position rules"),
+    quote=EASY_TO_LEARN,
     cases={
         "sinusoidal": Case(
             statement=f"Sinusoidal PE (post B's formula), the query positions {SPAN[SPREAD]} held out, each between "
