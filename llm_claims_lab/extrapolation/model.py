@@ -24,18 +24,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from llm_claims_lab.positional.attention import SingleHeadSelfAttention
-from llm_claims_lab.positional import (
-    ALiBiBias,
-    ClippedRelativePositionBias,
-    LearnedPositionalEmbedding,
-    NoPositionalEncoding,
-    RawIntegerPositions,
-    RelativePositionBias,
-    RotaryPositionEmbedding,
-    SinusoidalPositionalEncoding,
-    T5RelativePositionBias,
-    relative_offsets,
-)
+from llm_claims_lab.positional import (ALiBiBias, ClippedRelativePositionBias, LearnedPositionalEmbedding,
+                                       NoPositionalEncoding, RawIntegerPositions, RelativePositionBias,
+                                       RotaryPositionEmbedding, SinusoidalPositionalEncoding, T5RelativePositionBias,
+                                       relative_offsets)
 
 POST_SCHEMES = ("learned", "sinusoidal", "relative")  # post A's three: --pe learned | sin | rel
 BEYOND_SCHEMES = ("alibi", "rope", "t5", "relative_clipped")  # what post A says fixes the failure
