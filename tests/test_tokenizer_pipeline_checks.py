@@ -1,7 +1,9 @@
 """The tokenizer rows' pipeline checks (``_require_pipeline`` in ``claims/test_word2vec_tokenizers.py``) stop a row on
-each broken pipeline they name, on a three-paragraph corpus in milliseconds: a lookup one row off, a stream whose ids
-are not the corpus's tokens in order, a table no training step reached. The same bugs through the real rows and
-tables: ``test_word2vec_rows_catch_bugs.py`` (``*_lookup_shifted``, ``*_table_untrained``)."""
+each broken pipeline they name, on a three-paragraph corpus in milliseconds: a lookup one row off, a lookup by another
+convention than running text, a stream whose ids are not the corpus's tokens in order, a table no training step
+reached. The same bugs through the real rows and
+tables: ``test_word2vec_rows_catch_bugs.py`` (``*_lookup_shifted``, ``*_table_untrained``,
+``gpt2_bpe_lookup_without_space``)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,13 @@ def test_a_lookup_one_row_off_fails(tmp_path):
     stream, vocab = _stream()
     vocab.rows = {t: i + 1 for t, i in vocab.rows.items() if i + 1 < len(stream.vocab)}
     with pytest.raises(pytest.fail.Exception, match="lookup reads other tokens' rows"):
+        _check(tmp_path, stream, vocab)
+
+
+def test_a_lookup_by_another_convention_than_running_text_fails(tmp_path):
+    stream, vocab = _stream()
+    vocab.segment = lambda lines: [line.split() if " " in line else ["군대"] for line in lines]  # a word alone: 군대
+    with pytest.raises(pytest.fail.Exception, match="not the tokens running text gives them"):
         _check(tmp_path, stream, vocab)
 
 

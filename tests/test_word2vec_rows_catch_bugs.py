@@ -11,7 +11,8 @@
   interval's closed form.
 - The lab serving the untrained table, or the shuffled-corpus model, as the trained one: the rows that say the
   corpus is too small for analogies, and the loss row, hold on either without a positive control; theirs error them.
-- A broken BPE or Kiwi pipeline (a lookup one row off, a table no step reached): ``w2v.tokenizer_choice`` and
+- A broken BPE or Kiwi pipeline (a lookup one row off, a table no step reached, BPE words looked up without their
+  leading space): ``w2v.tokenizer_choice`` and
   ``w2v.bpe_neighbours`` held on it in the post's favour; their pipeline checks and the Kiwi row's positive control
   stop them.
 - Paragraph co-occurrence read one column off (each listed word scored as the next vocabulary row,
@@ -112,6 +113,12 @@ for _name, (_selection, _rows) in SEGMENTED_ROWS.items():
         L.Word2VecLab.segmented_model = lambda self, name, kind="trained": model(
             self, name, "untrained" if name == {_name!r} else kind)
         """, _rows, dict.fromkeys(_rows, "error"))
+# words looked up without the leading space GPT-2's BPE gives a word mid-sentence (other tokens than the table learned
+# for them): the running-text check stops the BPE rows
+MUTATIONS["gpt2_bpe_lookup_without_space"] = (["test_word2vec_tokenizers.py"], SEGMENTED_ROWS["gpt2_bpe"][0], """
+    import llm_claims_lab.word2vec.segmenters as S
+    S.word_tokens = lambda segment, name, word: segment([word])[0]
+    """, SEGMENTED_ROWS["gpt2_bpe"][1], dict.fromkeys(SEGMENTED_ROWS["gpt2_bpe"][1], "error"))
 
 
 @pytest.mark.slow
