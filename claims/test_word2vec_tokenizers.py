@@ -178,39 +178,41 @@ def _require_pipeline(word2vec, segmenter: str, stream, segmented, words: list[s
     text = corpus.read_paragraphs(word2vec.corpus.path)
     expected = [segmented.rows[t] for tokens in segmented.segment(text[:PARAGRAPHS_CHECKED]) for t in tokens
                 if t in segmented.rows]
-    covered = [(w, ids) for w in words if (ids := segmented.ids(w))]
-    misread = [w for w, ids in covered if [segmented.token(i) for i in ids] != word_tokens(segmented.segment, segmenter, w)]
-    found, checked = _in_running_text(text, segmented, segmenter, [w for w, _ in covered])
+    stream_matches = stream.ids[:len(expected)].tolist() == expected
+    covered = {w: ids for w in words if (ids := segmented.ids(w))}  # the lookup under test
+    runs = {w: word_tokens(segmented.segment, segmenter, w) for w in covered}  # each word's tokens, segmented once
+    misread = [w for w, ids in covered.items() if [segmented.token(i) for i in ids] != runs[w]]
+    found, checked = _in_running_text(text, segmented, runs)
+    share = IN_RUNNING_TEXT.get(segmenter, 1.0)
     moved = (word2vec.segmented_model(segmenter).w_in - word2vec.segmented_model(segmenter, "untrained").w_in).abs().max()
-    details["pipeline checks"] = (f"{len(covered) - len(misread)} of {len(covered)} covered words read their own tokens' rows; the "
-                                  f"first {PARAGRAPHS_CHECKED} paragraphs' {len(expected):,} tokens are the stream's "
-                                  f"first ids: {stream.ids[:len(expected)].tolist() == expected}; {found} of "
-                                  f"{checked} words' tokens found in running text; largest move from the initial "
-                                  f"table {moved.item():.3g}")
+    details["pipeline checks"] = (f"{len(covered) - len(misread)} of {len(covered)} covered words read their own "
+                                  f"tokens' rows; the first {PARAGRAPHS_CHECKED} paragraphs' {len(expected):,} tokens "
+                                  f"are the stream's first ids: {stream_matches}; {found} of {checked} words' tokens "
+                                  f"found in running text; largest move from the initial table {moved.item():.3g}")
     if misread:
         pytest.fail(f"pipeline check failed: the {segmenter} lookup reads other tokens' rows for {misread[:5]}")
-    if found < IN_RUNNING_TEXT.get(segmenter, 1.0) * checked:
+    if found < share * checked:
         pytest.fail(f"pipeline check failed: the {segmenter} lookup's tokens of {checked - found} of {checked} words "
-                    f"are not the tokens running text gives them (needs {IN_RUNNING_TEXT.get(segmenter, 1.0):.0%}): the words are "
-                    "looked up by another convention than the text the table was trained on")
-    if stream.ids[:len(expected)].tolist() != expected:
+                    f"are not the tokens running text gives them (needs {share:.0%}): the words are looked up by "
+                    "another convention than the text the table was trained on")
+    if not stream_matches:
         pytest.fail(f"pipeline check failed: the {segmenter} stream's first ids are not the corpus's first paragraphs "
                     "segmented anew")
     if not moved > 0:
         pytest.fail(f"pipeline check failed: the {segmenter} table is its initial draw (no training step reached it)")
 
 
-def _in_running_text(text: list[str], segmented, segmenter: str, words: list[str]) -> tuple[int, int]:
-    """How many of ``words`` have their looked-up tokens as a contiguous run in the segmented paragraph of ``text``
-    where the word first stands as an eojeol after another, and how many were checked (those found so)."""
+def _in_running_text(text: list[str], segmented, runs: dict[str, list[str]]) -> tuple[int, int]:
+    """How many words of ``runs`` ({word: its looked-up tokens}) have those tokens as a contiguous run in the
+    segmented paragraph of ``text`` where the word first stands as an eojeol after another, and how many were checked
+    (those found so)."""
     where: dict[str, int] = {}
     for i, paragraph in enumerate(text):
         for eojeol in paragraph.split()[1:]:
             where.setdefault(eojeol, i)
-    checked = [w for w in words if w in where]
-    runs = [word_tokens(segmented.segment, segmenter, w) for w in checked]
+    checked = [w for w in runs if w in where]
     tokens = segmented.segment([text[where[w]] for w in checked])
-    found = sum(any(t[i:i + len(run)] == run for i in range(len(t))) for run, t in zip(runs, tokens))
+    found = sum(any(t[i:i + len(runs[w])] == runs[w] for i in range(len(t))) for w, t in zip(checked, tokens))
     return found, len(checked)
 
 
