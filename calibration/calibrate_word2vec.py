@@ -3,11 +3,12 @@
 The suite trains post A's skip-gram once, at the run's seed (42 by default), and judges its WS-353 ρ with the
 bootstrap SE over pairs: the evaluation set's noise. A second run at another seed draws other batches and another
 initial table, and gives another ρ on the same pairs: the training's noise, which the bootstrap does not see. This
-script trains the ``trained`` and ``shuffled`` models for seeds 1 … N (disjoint from the run's) through the suite's
-cache and writes ``calibration/word2vec.json``: per seed and kind the ρ over the covered WS-353 pairs (scored as the
-claims score it, :func:`llm_claims_lab.word2vec.relatedness.ws353_score`), the paired differences the controls judge, and
-their SDs over seeds; and the trained ρ after the configuration's snapshot steps (5,000 and 10,000), for the steps
-sweep. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once, on ``--executor`` (local
+script trains the ``trained``, ``shuffled`` and ``sequential`` models for seeds 1 … N (disjoint from the run's)
+through the suite's cache and writes ``calibration/word2vec.json``: per seed and kind the ρ over the covered WS-353
+pairs (scored as the claims score it, :func:`llm_claims_lab.word2vec.relatedness.ws353_score`), the paired differences
+the controls judge, and their SDs over seeds; the trained ρ after the configuration's snapshot steps (5,000 and
+10,000), for the steps sweep; and, for w2v.centre_order, each order's recency gap in post A's loss
+(:func:`llm_claims_lab.word2vec.centre_order.recency_gap`) and their paired difference. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once, on ``--executor`` (local
 processes, or a Dask cluster: :mod:`llm_claims_lab.core.executors`). With ``--device cuda`` it
 trains on the GPU, under the suite's pinned numerics, and writes ``calibration/word2vec-cuda.json``, which judges the
 word2vec rows of a run on CUDA once committed (until then they are judged by ``word2vec.json`` and say so:
@@ -40,10 +41,12 @@ from llm_claims_lab.core.analogy import WordList
 from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.data import Store, data_dir, mirror
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
+from llm_claims_lab.word2vec.centre_order import recency_gap
 from llm_claims_lab.word2vec.lab import CALIBRATION, TRAINING_CODE, Word2VecLab
 
 ROOT = Path(__file__).resolve().parents[1]
-KINDS = ("trained", "shuffled")
+KINDS = ("trained", "shuffled", "sequential")
+GAP = "recency gap: sequential − random"  # the quantity w2v.centre_order judges
 
 
 def _lab(cache_dir: str, device: str, seeds: list[int]) -> tuple[Word2VecLab, Store]:
@@ -57,8 +60,8 @@ def _lab(cache_dir: str, device: str, seeds: list[int]) -> tuple[Word2VecLab, St
 def _task(cache_dir: str, device: str, kind: str, seed: int) -> dict[str, float]:
     """One task, wherever it runs (:class:`llm_claims_lab.core.executors.Executor`): train (or find in the cache at
     ``cache_dir``, that host's or a shared one) one model on ``device`` (under the suite's numerics on CUDA) and
-    return its Spearman ρ on the covered WS-353 pairs: ``{kind: ρ}``, and for a trained model its centre table's
-    after each snapshot's steps (``trained@<step>``)."""
+    return its Spearman ρ on the covered WS-353 pairs: ``{kind: ρ}``, for a trained model its centre table's
+    after each snapshot's steps (``trained@<step>``), and for either order its recency gap (``gap <kind>``)."""
     if torch.device(device).type == "cuda":
         pin_cuda_numerics()
     lab, store = _lab(cache_dir, device, [seed])
@@ -69,6 +72,8 @@ def _task(cache_dir: str, device: str, kind: str, seed: int) -> dict[str, float]
     if kind == "trained":  # the steps sweep: the same run's centre table after fewer steps
         rho |= {f"trained@{step}": float(spearman(*ws353_score(model.snapshots[step], vocab, pairs)[:2]))
                 for step in lab.config.snapshots}
+    if kind != "shuffled":
+        rho[f"gap {kind}"] = recency_gap(model.w_in, model.w_out, lab.corpus.ids, lab.config)["gap"]
     return rho
 
 
@@ -101,11 +106,16 @@ def main() -> None:
         sys.exit(f"calibrate_word2vec: {exc}")
     rho = {kind: [found[kind, s][kind] for s in seeds] for kind in KINDS}
     rho["trained − shuffled"] = [t - s for t, s in zip(rho["trained"], rho["shuffled"])]
+    gaps = {kind: [found[kind, s][f"gap {kind}"] for s in seeds] for kind in ("trained", "sequential")}
+    rho |= {"recency gap: random": gaps["trained"], "recency gap: sequential": gaps["sequential"],
+            GAP: [q - r for q, r in zip(gaps["sequential"], gaps["trained"])]}
     lab, _ = _lab(str(args.cache_dir), args.device, seeds)  # its configuration and corpus, for the file; no training
     for step in lab.config.snapshots:
         rho[f"trained@{step}"] = [found["trained", s][f"trained@{step}"] for s in seeds]
     data = {"about": "Spearman ρ on the covered Korean WS-353 pairs of post A's skip-gram for training seeds disjoint "
-                     "from the suite's; regenerate with python calibration/calibrate_word2vec.py",
+                     "from the suite's, and (the 'recency gap' entries, not ρ) post A's loss on the oldest stretch "
+                     "minus on the last, llm_claims_lab.word2vec.centre_order; regenerate with python "
+                     "calibration/calibrate_word2vec.py",
             "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "torch": torch.__version__,
             "device": cache.describe_device(device), "kernels": lab.config.kernels, "steps": lab.config.steps,
             "training_code": cache.code_digest(TRAINING_CODE),

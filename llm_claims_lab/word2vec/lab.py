@@ -23,13 +23,18 @@ from llm_claims_lab.core.json_files import InputFileError, read_json, rewrite_hi
 @dataclasses.dataclass
 class Trained:
     """One trained (or untrained) skip-gram model: ``w_in: [V, D]`` (the table post A keeps),
-    ``losses`` every 100 steps (empty when untrained), and the centre table after fewer steps (``snapshots``:
-    step -> ``[V, D]``, the config's ``snapshots``; empty when untrained)."""
+    ``losses`` every 100 steps (empty when untrained), the centre table after fewer steps (``snapshots``:
+    step -> ``[V, D]``, the config's ``snapshots``; empty when untrained), and the context table ``w_out: [V, D]``
+    (None where not kept: untrained, or a segmented corpus's)."""
 
     w_in: torch.Tensor
     losses: list[float]
     snapshots: dict[int, torch.Tensor] = dataclasses.field(default_factory=dict)
+    w_out: torch.Tensor | None = None
 
+
+# The trained kinds: how each departs from post A's protocol (SkipGramConfig fields)
+KINDS = {"trained": {}, "shuffled": {"shuffle_corpus": True}, "sequential": {"centre_order": "sequential"}}
 
 # What a skip-gram model's weights depend on besides its configuration (in every cache entry's fingerprint)
 TRAINING_CODE = (skipgram.SkipGramConfig, skipgram.Lookup, skipgram.SkipGram, skipgram.sample_batch, skipgram.train,
@@ -38,8 +43,9 @@ TRAINING_CODE = (skipgram.SkipGramConfig, skipgram.Lookup, skipgram.SkipGram, sk
 
 class Word2VecLab:
     """The corpus of post A's exp. 1 and the skip-gram models the claims compare: ``trained`` (post A's
-    protocol), ``untrained`` (the same initial table, no step taken) and ``shuffled`` (the protocol on a
-    randomly permuted corpus: word frequencies kept, word order gone); and the protocol on the same text cut
+    protocol), ``untrained`` (the same initial table, no step taken), ``shuffled`` (the protocol on a
+    randomly permuted corpus: word frequencies kept, word order gone) and ``sequential`` (the protocol with centres
+    taken in corpus order, :data:`~llm_claims_lab.word2vec.skipgram.CENTRE_ORDERS`); and the protocol on the same text cut
     by another segmenter (:meth:`segmented_model`: GPT-2's BPE or Kiwi's morphemes instead of stems).
 
     ``seeds``: the run's seeds (``--claims-seed`` and the ``--claims-seeds`` − 1 after it); :meth:`model` is the
@@ -60,7 +66,7 @@ class Word2VecLab:
         self._streams: dict[str, tuple[segmenters.TokenStream, segmenters.SegmentedVocabulary]] = {}
 
     def model(self, kind: str) -> Trained:
-        """``kind``: ``trained``, ``untrained`` or ``shuffled``.
+        """``kind``: ``trained``, ``untrained``, ``shuffled`` or ``sequential``.
 
         Raises:
             ValueError: an unknown kind.
@@ -99,8 +105,8 @@ class Word2VecLab:
         seed (``skip-gram trained, seed 42``): corpus, vocabulary, configuration, code, torch and device; its cache
         file is ``<name>-<the digest's first 16 hex>.safetensors``."""
         return {f"skip-gram {kind}, seed {seed}": digest(self._entry(dataclasses.replace(
-                    self.config, seed=seed, shuffle_corpus=kind == "shuffled")).fingerprint)
-                for kind in ("trained", "shuffled") for seed in self.seeds}
+                    self.config, seed=seed, **KINDS[kind])).fingerprint)
+                for kind in KINDS for seed in self.seeds}
 
     def _model(self, kind: str, seed: int) -> Trained:
         if (kind, seed) not in self._models:
@@ -110,12 +116,13 @@ class Word2VecLab:
     def _load(self, kind: str, config: skipgram.SkipGramConfig) -> Trained:
         if kind == "untrained":
             return _initial(len(self.corpus.vocab), config)
-        if kind not in ("trained", "shuffled"):
-            raise ValueError(f"unknown model kind {kind!r}; use trained, untrained or shuffled")
-        cfg = dataclasses.replace(config, shuffle_corpus=kind == "shuffled")
+        if kind not in KINDS:
+            raise ValueError(f"unknown model kind {kind!r}; use trained, untrained, shuffled or sequential")
+        cfg = dataclasses.replace(config, **KINDS[kind])
         tensors = self.cache.fetch(self._entry(cfg))
         return Trained(tensors["w_in"], tensors["losses"].tolist(),
-                       {step: tensors[f"w_in_step{step}"] for step in cfg.snapshots if step <= cfg.steps})
+                       {step: tensors[f"w_in_step{step}"] for step in cfg.snapshots if step <= cfg.steps},
+                       tensors["w_out"])
 
     def _trainer(self, ids: torch.Tensor, vocab_size: int, cfg: skipgram.SkipGramConfig):
         """The build function of a cache entry: train ``cfg`` on ``ids: [N]``, keep both tables and the losses."""
@@ -135,7 +142,7 @@ class Word2VecLab:
         # The vocabulary itself, not just its size: a change to the particle stripper can reorder it.
         vocab_sha256 = hashlib.sha256("\n".join(data.vocab).encode("utf-8")).hexdigest()
         config = {**dataclasses.asdict(cfg), "corpus_sha256": data.sha256, "vocab_sha256": vocab_sha256}
-        name = "skipgram-shuffled" if cfg.shuffle_corpus else "skipgram"
+        name = "skipgram" + "-shuffled" * cfg.shuffle_corpus + "-sequential" * (cfg.centre_order == "sequential")
         return Entry(name, fingerprint(config, code=TRAINING_CODE, device=self.device), build)
 
     def segmented(self, name: str) -> tuple[segmenters.TokenStream, segmenters.SegmentedVocabulary]:
