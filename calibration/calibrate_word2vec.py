@@ -8,8 +8,9 @@ through the suite's cache and writes ``calibration/word2vec.json``: per seed and
 pairs (scored as the claims score it, :func:`llm_claims_lab.word2vec.relatedness.ws353_score`), the paired differences
 the controls judge, and their SDs over seeds; the trained ρ after the configuration's snapshot steps (5,000 and
 10,000), for the steps sweep; and, for w2v.centre_order, each order's recency gap in post A's loss
-(:func:`llm_claims_lab.word2vec.centre_order.recency_gap`) and their paired difference. About 250 CPU-s per model on one thread; ``--jobs`` trains that many at once, on ``--executor`` (local
-processes, or a Dask cluster: :mod:`llm_claims_lab.core.executors`). With ``--device cuda`` it
+(:func:`llm_claims_lab.word2vec.centre_order.recency_gap`) and their paired difference. About 140 CPU-s per model on
+one thread; ``--jobs`` trains that many at once, on ``--executor`` (local processes, or a Dask cluster:
+:mod:`llm_claims_lab.core.executors`). With ``--device cuda`` it
 trains on the GPU, under the suite's pinned numerics, and writes ``calibration/word2vec-cuda.json``, which judges the
 word2vec rows of a run on CUDA once committed (until then they are judged by ``word2vec.json`` and say so:
 :func:`llm_claims_lab.word2vec.lab.seed_noise_for`).
@@ -120,7 +121,7 @@ def main() -> None:
             "device": cache.describe_device(device), "kernels": lab.config.kernels, "steps": lab.config.steps,
             "training_code": cache.code_digest(TRAINING_CODE),
             "corpus_sha256": lab.corpus.sha256, "seeds": seeds,
-            "rho": {k: [round(v, 6) for v in vs] for k, vs in rho.items()},
+            "rho": {k: [float(f"{v:.7g}") for v in vs] for k, vs in rho.items()},  # 7 significant digits
             "sd": {k: statistics.stdev(vs) for k, vs in rho.items()}}
     write_text_atomic(out, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {out}: " + "; ".join(f"{k} mean {statistics.fmean(v):.3f}, SD {data['sd'][k]:.3f}"

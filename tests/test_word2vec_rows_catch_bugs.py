@@ -15,6 +15,8 @@
   leading space): ``w2v.tokenizer_choice`` and
   ``w2v.bpe_neighbours`` held on it in the post's favour; their pipeline checks and the Kiwi row's positive control
   stop them.
+- The ordered sampler of ``w2v.centre_order`` drawing at random after all, its recency stretches swapped, or the
+  random table served as the ordered one: its run check stops the first two, and the third leaves no bias to find.
 - Paragraph co-occurrence read one column off (each listed word scored as the next vocabulary row,
   ``llm_claims_lab/word2vec/topical.py``): the trained lists' topicality is gone, and ``w2v.semantic_neighbours``'s
   post rows must see it.
@@ -120,12 +122,39 @@ MUTATIONS["gpt2_bpe_lookup_without_space"] = (["test_word2vec_tokenizers.py"], S
     S.word_tokens = lambda segment, name, word: segment([word])[0]
     """, SEGMENTED_ROWS["gpt2_bpe"][1], dict.fromkeys(SEGMENTED_ROWS["gpt2_bpe"][1], "error"))
 
+# w2v.centre_order: an ordered sampler that draws at random after all, or recency stretches swapped (the oldest read
+# as the last): its run check stops the row. The lab serving the random table as the ordered one: no recency bias
+# beyond the random table's is left, and the row must not find one
+CENTRE_ORDER = (["test_word2vec_centre_order.py"], "centre_order")
+MUTATIONS["centre_order_sampler_random"] = (*CENTRE_ORDER, """
+    import dataclasses
+    import llm_claims_lab.word2vec.skipgram as S
+    sample = S.sample_batch
+    S.sample_batch = lambda ids, vocab_size, cfg, device, step=1: sample(
+        ids, vocab_size, dataclasses.replace(cfg, centre_order="random"), device, step)
+    """, {"w2v.centre_order"}, {"w2v.centre_order": "error"})
+MUTATIONS["centre_order_stretches_swapped"] = (*CENTRE_ORDER, """
+    import llm_claims_lab.word2vec.centre_order as C
+    stretches = C.stretches
+    def swapped(n_tokens, cfg):
+        found = stretches(n_tokens, cfg)
+        return {"last": found["oldest"], "oldest": found["last"]}
+    C.stretches = swapped
+    """, {"w2v.centre_order"}, {"w2v.centre_order": "error"})
+MUTATIONS["centre_order_sequential_is_random"] = (*CENTRE_ORDER, """
+    import llm_claims_lab.word2vec.lab as L
+    model = L.Word2VecLab._model
+    L.Word2VecLab._model = lambda self, kind, seed: model(self, "trained" if kind == "sequential" else kind, seed)
+    """, {"w2v.centre_order"}, {})
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 def test_word2vec_rows_fail_on_broken_implementation(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
                                                      weight_cache, word2vec, mutation: str) -> None:
     word2vec.model("trained"), word2vec.model("shuffled")  # in the cache before the subprocess reads it
+    if mutation.startswith("centre_order"):
+        word2vec.model("sequential")  # w2v.centre_order's ordered table, trained once for the run
     if mutation == "trained_is_untrained":
         word2vec.segmented_model("gpt2_bpe")  # w2v.bpe_neighbours's BPE table, trained once for the run
     segmenter = next((name for name in SEGMENTED_ROWS if mutation.startswith(name)), None)
