@@ -69,8 +69,8 @@ def _distinct_per_batch(ids: torch.Tensor, cfg, order: str) -> float:
               "once, the same for both tables) on the tenth of the centre positions the ordered run trained longest "
               "ago minus on the tenth it trained last. Measured: the ordered table's gap minus the random table's "
               "(the same stretches; the mean over the run's seeds). The sentence holds when it is > 0 by 3 SD of "
-              "its seed noise. A run check errors the row when the ordered sampler does not take the corpus in "
-              "order ending where the last stretch ends.",
+              "its seed noise. Run checks error the row when the ordered sampler does not take the corpus in "
+              "order ending where the last stretch ends, or the two orders' tables are one.",
     kind="post", unit="(loss)",
     post_value="편향성 방지 (prevents bias)",
     quote=Quote("일단, 중심단어를 초반부터 하나씩 모두 가지고 와서 계산하는 것이 아니라, 여기서는 임의로 가지고 와서 처리를 "
@@ -96,6 +96,9 @@ def test_centre_order(verify, word2vec, ws353, w2v_seed_noise):
     _require_order(cfg, len(ids))
     per_seed, rho, vocab = {}, {}, vocabulary(word2vec)
     for seed, random, ordered in zip(word2vec.seeds, word2vec.models("trained"), word2vec.models("sequential")):
+        if torch.equal(random.w_in, ordered.w_in):
+            pytest.fail(f"run check failed: seed {seed}'s table in corpus order is its random-order table (a model "
+                        "kind mixed up): the row would compare a table with itself")
         tables = {"random": random, "in corpus order": ordered}
         per_seed[seed] = {name: recency_gap(m.w_in, m.w_out, ids, cfg) for name, m in tables.items()}
         rho[seed] = {name: round(float(spearman(*ws353_score(m.w_in, vocab, ws353)[:2])), 4)

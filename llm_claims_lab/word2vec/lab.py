@@ -219,7 +219,8 @@ CALIBRATION = "word2vec.json"  # the CPU's, in the calibration directory (word2v
 
 def seed_noise(quantity: str, kernels: str, path: Path, *, fallback: str = "") -> tuple[float, str]:
     """The SD over training seeds disjoint from the run's of a WS-353 ρ of post A's protocol (``quantity``:
-    ``trained``, ``shuffled``, ``trained − shuffled``, or ``trained@STEP`` after a snapshot step), committed by
+    ``trained``, ``shuffled``, ``sequential``, ``trained − shuffled``, or ``trained@STEP`` after a snapshot step), or
+    of a recency gap (``recency gap: sequential − random``, w2v.centre_order's), committed by
     ``calibration/calibrate_word2vec.py`` to ``path`` (the suite's: ``<rootdir>/calibration/word2vec.json``, or
     the run's device type's, :func:`seed_noise_for`), and a note saying where it comes from (the file, and whether
     it was measured under today's training code and kernels); ``fallback``, why ``path`` is not the calibration of
@@ -234,7 +235,8 @@ def seed_noise(quantity: str, kernels: str, path: Path, *, fallback: str = "") -
                      fix=fix)
     if not isinstance(data["sd"].get(quantity), (int, float)):
         raise InputFileError(f"{path} has no SD of {quantity!r}; {fix}")
-    note = f"SD of ρ over training seeds {data['seeds'][0]}–{data['seeds'][-1]} ({path.name}, torch {data['torch']})"
+    what = "the recency gap" if quantity.startswith("recency gap") else "ρ"
+    note = f"SD of {what} over training seeds {data['seeds'][0]}–{data['seeds'][-1]} ({path.name}, torch {data['torch']})"
     if data["training_code"] != code_digest(TRAINING_CODE) or data["kernels"] != kernels:
         note += (f"; calibrated under training code {data['training_code'][:12]} with {data['kernels']} kernels, "
                  "not today's (rerun calibration/calibrate_word2vec.py)")
