@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 import torch
 
-from llm_claims_lab.word2vec import skipgram
+from llm_claims_lab.word2vec import centre_order, skipgram
 from llm_claims_lab.word2vec.centre_order import EVAL_SEED, recency_gap, stretch_loss, stretches
 
 CPU = torch.device("cpu")
@@ -75,3 +76,36 @@ def test_the_gap_is_the_oldest_stretch_minus_the_last() -> None:
     found = recency_gap(*tables, ids, TOY)
     parts = {name: stretch_loss(*tables, ids, c, TOY) for name, c in stretches(N, TOY).items()}
     assert found == parts | {"gap": parts["oldest"] - parts["last"]}
+
+
+def test_centre_losses_do_not_depend_on_the_chunking(monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = torch.randint(0, V, (N,), generator=torch.Generator().manual_seed(1))
+    tables = torch.randn(V, TOY.dim), torch.randn(V, TOY.dim)
+    whole = centre_order.centre_losses(*tables, ids, torch.arange(10, 50), TOY)
+    monkeypatch.setattr(centre_order, "CHUNK", 7)
+    assert torch.allclose(centre_order.centre_losses(*tables, ids, torch.arange(10, 50), TOY), whole, rtol=1e-14)
+
+
+def test_the_age_profile_starts_with_the_last_stretch() -> None:
+    ids = torch.randint(0, V, (N,), generator=torch.Generator().manual_seed(1))
+    tables = torch.randn(V, TOY.dim), torch.randn(V, TOY.dim)
+    profile = centre_order.age_profile(*tables, ids, TOY)
+    assert len(profile) == centre_order.SHARE
+    assert profile[0] == stretch_loss(*tables, ids, stretches(N, TOY)["last"], TOY)
+
+
+def test_block_se_is_the_batch_means_formula() -> None:
+    values = torch.randn(1000, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
+    means = values[:960].numpy().reshape(15, 64).mean(1)
+    assert centre_order.block_se(values, 64) == pytest.approx(np.std(means, ddof=1) / np.sqrt(15), rel=1e-12)
+    with pytest.raises(ValueError, match="at least 2"):
+        centre_order.block_se(values, 600)
+
+
+def test_training_passes_each_step_to_the_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ordered run walks the corpus only if the loop hands the sampler its step (the step defaults to 1)."""
+    seen = []
+    sample = skipgram.sample_batch
+    monkeypatch.setattr(skipgram, "sample_batch", lambda *args: seen.append(args[-1]) or sample(*args))
+    skipgram.train(torch.randint(0, V, (N,)), V, TOY, CPU)
+    assert seen == list(range(1, TOY.steps + 1))

@@ -14,12 +14,14 @@ Letters: V vocabulary, D dim, L positions in a stretch, K negatives.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
-from llm_claims_lab.word2vec.skipgram import SkipGram, SkipGramConfig, cycle_positions
+from llm_claims_lab.word2vec.skipgram import SkipGramConfig, cycle_positions
 
 SHARE = 10  # a stretch is 1/SHARE of the cycle of centre positions
 EVAL_SEED = 0  # the evaluation's own draws (context offsets and negatives), the same for every table judged
 CHUNK = 16_384  # centres scored at once (bounds the [CHUNK, K, D] float64 negatives' memory)
+BLOCK = 4_096  # positions per block of the evaluation's batch-means SE: four of the ordered run's batches
 
 
 def stretches(n_tokens: int, cfg: SkipGramConfig) -> dict[str, torch.Tensor]:
@@ -37,27 +39,33 @@ def stretches(n_tokens: int, cfg: SkipGramConfig) -> dict[str, torch.Tensor]:
             "oldest": cycle_positions(torch.arange(end, end + length), n_tokens, cfg.window)}  # [L]
 
 
-def stretch_loss(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, centres: torch.Tensor,
-                 cfg: SkipGramConfig) -> float:
-    """Post A's negative-sampling loss (:meth:`~llm_claims_lab.word2vec.skipgram.SkipGram.loss`, in float64) of the
-    tables ``w_in, w_out: [V, D]`` over every centre position of ``centres: [L]`` in ``ids: [N]``: one context per
-    centre (side and offset drawn as post A draws them) and K uniform negatives, all from a generator seeded with
-    :data:`EVAL_SEED`, so every table is judged on the same pairs. The loss's two means are over all L centres."""
-    model = SkipGram(*w_in.shape, kernels="post").double()
-    with torch.no_grad():
-        model.w_in.weight.copy_(w_in)
-        model.w_out.weight.copy_(w_out)
+def centre_losses(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, centres: torch.Tensor,
+                  cfg: SkipGramConfig) -> torch.Tensor:
+    """Post A's negative-sampling loss of each centre position of ``centres: [L]`` in ``ids: [N]`` under the tables
+    ``w_in, w_out: [V, D]``, in float64: ``−(log σ(s⁺) + mean over K of log σ(−s⁻))`` with one context (side and
+    offset drawn as post A draws them) and K uniform negatives per centre, all from a generator seeded with
+    :data:`EVAL_SEED`, so every table is judged on the same pairs. Returns ``[L]``; its mean is
+    :meth:`~llm_claims_lab.word2vec.skipgram.SkipGram.loss` over the L pairs."""
+    w_in, w_out = w_in.double(), w_out.double()  # [V, D]
     gen = torch.Generator().manual_seed(EVAL_SEED)
     n = len(centres)
     sign = torch.randint(0, 2, (n,), generator=gen) * 2 - 1  # [L]
     ctx = centres + torch.randint(1, cfg.window + 1, (n,), generator=gen) * sign  # [L] context positions
     neg = torch.randint(0, w_in.shape[0], (n, cfg.negatives), generator=gen)  # [L, K]
-    total = 0.0
-    with torch.no_grad():
-        for start in range(0, n, CHUNK):
-            part = slice(start, start + CHUNK)
-            total += model.loss(ids[centres[part]], ids[ctx[part]], neg[part]).item() * len(centres[part])
-    return total / n
+    parts = []
+    for start in range(0, n, CHUNK):
+        part = slice(start, start + CHUNK)
+        vc = w_in[ids[centres[part]]]  # [C, D]
+        positive = (vc * w_out[ids[ctx[part]]]).sum(-1)  # [C]
+        negative = (w_out[neg[part]] * vc.unsqueeze(1)).sum(-1)  # [C, K]
+        parts.append(-(F.logsigmoid(positive) + F.logsigmoid(-negative).mean(-1)))  # [C]
+    return torch.cat(parts)  # [L]
+
+
+def stretch_loss(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, centres: torch.Tensor,
+                 cfg: SkipGramConfig) -> float:
+    """Post A's loss of the tables over the centre positions ``centres: [L]``: the mean of :func:`centre_losses`."""
+    return centre_losses(w_in, w_out, ids, centres, cfg).mean().item()
 
 
 def recency_gap(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, cfg: SkipGramConfig) -> dict[str, float]:
@@ -65,3 +73,27 @@ def recency_gap(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, cfg:
     ``gap``, the first minus the second (positive: the table fits the stretch it saw last better)."""
     found = {name: stretch_loss(w_in, w_out, ids, centres, cfg) for name, centres in stretches(len(ids), cfg).items()}
     return found | {"gap": found["oldest"] - found["last"]}
+
+
+def age_profile(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, cfg: SkipGramConfig) -> list[float]:
+    """The tables' loss (:func:`stretch_loss`) on each tenth of the cycle of centre positions by how long ago the
+    ordered run trained it: ``[SHARE]``, the tenth trained last first (the last stretch of :func:`stretches`)."""
+    n_tokens, length, end = len(ids), (len(ids) - 2 * cfg.window) // SHARE, cfg.steps * cfg.batch
+    return [stretch_loss(w_in, w_out, ids, cycle_positions(torch.arange(end - (age + 1) * length, end - age * length),
+                                                           n_tokens, cfg.window), cfg) for age in range(SHARE)]
+
+
+def block_se(values: torch.Tensor, block: int) -> float:
+    """The standard error of the mean of ``values: [L]``, a series whose neighbours are correlated (positions of one
+    article share its topic), by batch means: the SD (ddof 1) of the means of its consecutive blocks of ``block``
+    values over √(the blocks), the tail shorter than a block left out (Flegal & Jones 2010, "Batch means and spectral
+    variance estimators in Markov chain Monte Carlo").
+
+    Raises:
+        ValueError: fewer than two whole blocks.
+    """
+    count = len(values) // block
+    if count < 2:
+        raise ValueError(f"{len(values)} values make {count} block(s) of {block}; the SE needs at least 2")
+    means = values[:count * block].reshape(count, block).mean(-1)  # [count]
+    return (means.std(correction=1) / count ** 0.5).item()
