@@ -42,12 +42,11 @@ from llm_claims_lab.core.analogy import WordList
 from llm_claims_lab.core.atomic import write_text_atomic
 from llm_claims_lab.data import Store, data_dir, mirror
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
-from llm_claims_lab.word2vec.centre_order import recency_gap
+from llm_claims_lab.word2vec.centre_order import GAP, recency_gap
 from llm_claims_lab.word2vec.lab import CALIBRATION, TRAINING_CODE, Word2VecLab
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("trained", "shuffled", "sequential")
-GAP = "recency gap: sequential − random"  # the quantity w2v.centre_order judges
 
 
 def _lab(cache_dir: str, device: str, seeds: list[int]) -> tuple[Word2VecLab, Store]:

@@ -23,11 +23,10 @@ import torch
 from claims.word2vec_common import KERNELS_DEVIATION, vocabulary
 from llm_claims_harness.declare import Quote, at_least, claim
 from llm_claims_lab.core.stats import mean_over_seeds
-from llm_claims_lab.word2vec.centre_order import BLOCK, SHARE, age_profile, block_se, centre_losses, stretches
+from llm_claims_lab.word2vec.centre_order import BLOCK, GAP, SHARE, age_profile, block_se, centre_losses, stretches
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
 from llm_claims_lab.word2vec.skipgram import sample_batch
 
-GAP = "recency gap: sequential − random"  # the calibration's quantity (calibration/calibrate_word2vec.py)
 BATCHES = 100  # the first steps over which a batch's distinct centre words are counted (details)
 BLOCKS = (1_024, BLOCK, 16_384)  # block lengths of the stretches' SE: BLOCK's is the noise, the others are shown
 
@@ -63,13 +62,15 @@ def _distinct_per_batch(ids: torch.Tensor, cfg, order: str) -> float:
 def _paired(random, ordered, ids: torch.Tensor, cfg) -> dict:
     """One seed's statistic: each stretch's per-centre loss of the ordered table minus the random one's (paired on the
     same pairs), the oldest stretch's mean minus the last's, its batch-means SE over blocks of ``block`` positions
-    (:func:`~llm_claims_lab.word2vec.centre_order.block_se`, both stretches' parts combined), and each table's gap."""
+    (:func:`~llm_claims_lab.word2vec.centre_order.block_se`, both stretches' parts combined), each table's mean loss
+    on each stretch (``mean``: stretch -> order -> loss), and each table's gap."""
     found = {name: {order: centre_losses(m.w_in, m.w_out, ids, centres, cfg)  # [L]
                     for order, m in (("random", random), ("in corpus order", ordered))}
              for name, centres in stretches(len(ids), cfg).items()}
     paired = {name: losses["in corpus order"] - losses["random"] for name, losses in found.items()}  # [L] each
-    gaps = {order: [round(found[s][order].mean().item(), 5) for s in ("oldest", "last")] for order in found["last"]}
-    return {"difference": (paired["oldest"].mean() - paired["last"].mean()).item(),
+    mean = {name: {order: losses.mean().item() for order, losses in by_order.items()} for name, by_order in found.items()}
+    gaps = {order: [round(mean[s][order], 5) for s in ("oldest", "last")] for order in mean["last"]}
+    return {"difference": (paired["oldest"].mean() - paired["last"].mean()).item(), "mean": mean,
             "se": {block: math.hypot(*(block_se(d, block) for d in paired.values())) for block in BLOCKS},
             "loss (oldest stretch, last stretch, gap)": {order: [*v, round(v[0] - v[1], 5)] for order, v in gaps.items()}}
 
@@ -131,8 +132,10 @@ def test_centre_order(verify, word2vec, ws353, w2v_seed_noise):
         rho[seed] = {name: round(float(spearman(*ws353_score(m.w_in, vocab, ws353)[:2])), 4)
                      for name, m in tables.items()}
     first = word2vec.seeds[0]
-    profiles = {order: age_profile(m.w_in, m.w_out, ids, cfg)
-                for order, m in (("random", word2vec.model("trained")), ("ordered", word2vec.model("sequential")))}
+    # age 0 is the last stretch, whose losses _paired has
+    profiles = {order: [per_seed[first]["mean"]["last"][order], *age_profile(m.w_in, m.w_out, ids, cfg, range(1, SHARE))]
+                for order, m in (("random", word2vec.model("trained")),
+                                 ("in corpus order", word2vec.model("sequential")))}
     differences = [found["difference"] for found in per_seed.values()]
     eval_se = statistics.fmean(found["se"][BLOCK] for found in per_seed.values())
     seed_sd, note = w2v_seed_noise(GAP)
@@ -142,9 +145,9 @@ def test_centre_order(verify, word2vec, ws353, w2v_seed_noise):
         "loss by seed and order (oldest stretch, last stretch, gap)": {
             seed: found["loss (oldest stretch, last stretch, gap)"] for seed, found in per_seed.items()},
         f"ordered − random loss by age, seed {first} (tenths of the corpus, the tenth trained last first)":
-            [round(o - r, 4) for o, r in zip(profiles["ordered"], profiles["random"])],
-        "the bias's size": f"{measured / profiles['random'][SHARE - 1]:.1%} of the random table's loss on the tenth trained "
-                           f"longest ago (seed {first})",
+            [round(o - r, 4) for o, r in zip(profiles["in corpus order"], profiles["random"])],
+        "the bias's size": f"{measured / per_seed[first]['mean']['oldest']['random']:.1%} of the random table's loss on "
+                           f"the oldest stretch (seed {first})",
         "stretch": f"{positions // SHARE:,} centre positions (1/{SHARE} of {positions:,}); the ordered run took "
                    f"{cfg.steps * cfg.batch / positions:.1f} passes over the corpus",
         f"distinct centre words per batch (first {BATCHES} steps)": {

@@ -22,6 +22,7 @@ SHARE = 10  # a stretch is 1/SHARE of the cycle of centre positions
 EVAL_SEED = 0  # the evaluation's own draws (context offsets and negatives), the same for every table judged
 CHUNK = 16_384  # centres scored at once (bounds the [CHUNK, K, D] float64 negatives' memory)
 BLOCK = 4_096  # positions per block of the evaluation's batch-means SE: four of the ordered run's batches
+GAP = "recency gap: sequential − random"  # the calibration's name of w2v.centre_order's statistic
 
 
 def stretches(n_tokens: int, cfg: SkipGramConfig) -> dict[str, torch.Tensor]:
@@ -75,12 +76,14 @@ def recency_gap(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, cfg:
     return found | {"gap": found["oldest"] - found["last"]}
 
 
-def age_profile(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, cfg: SkipGramConfig) -> list[float]:
-    """The tables' loss (:func:`stretch_loss`) on each tenth of the cycle of centre positions by how long ago the
-    ordered run trained it: ``[SHARE]``, the tenth trained last first (the last stretch of :func:`stretches`)."""
+def age_profile(w_in: torch.Tensor, w_out: torch.Tensor, ids: torch.Tensor, cfg: SkipGramConfig,
+                ages: range = range(SHARE)) -> list[float]:
+    """The tables' loss (:func:`stretch_loss`) on tenths of the cycle of centre positions by how long ago the ordered
+    run trained them: one per age of ``ages``, age 0 the tenth trained last (the last stretch of :func:`stretches`),
+    age SHARE − 1 the tenth trained longest ago in the cycle."""
     n_tokens, length, end = len(ids), (len(ids) - 2 * cfg.window) // SHARE, cfg.steps * cfg.batch
     return [stretch_loss(w_in, w_out, ids, cycle_positions(torch.arange(end - (age + 1) * length, end - age * length),
-                                                           n_tokens, cfg.window), cfg) for age in range(SHARE)]
+                                                           n_tokens, cfg.window), cfg) for age in ages]
 
 
 def block_se(values: torch.Tensor, block: int) -> float:
