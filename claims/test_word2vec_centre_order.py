@@ -25,7 +25,7 @@ from llm_claims_harness.declare import Quote, at_least, claim
 from llm_claims_lab.core.stats import mean_over_seeds
 from llm_claims_lab.word2vec.centre_order import BLOCK, GAP, SHARE, age_profile, block_se, centre_losses, stretches
 from llm_claims_lab.word2vec.relatedness import spearman, ws353_score
-from llm_claims_lab.word2vec.skipgram import sample_batch
+from llm_claims_lab.word2vec.skipgram import SkipGramConfig, sample_batch
 
 BATCHES = 100  # the first steps over which a batch's distinct centre words are counted (details)
 BLOCKS = (1_024, BLOCK, 16_384)  # block lengths of the stretches' SE: BLOCK's is the noise, the others are shown
@@ -61,8 +61,9 @@ def _distinct_per_batch(ids: torch.Tensor, cfg, order: str) -> float:
 
 def _paired(random, ordered, ids: torch.Tensor, cfg) -> dict:
     """One seed's statistic: each stretch's per-centre loss of the ordered table minus the random one's (paired on the
-    same pairs), the oldest stretch's mean minus the last's, its batch-means SE over blocks of ``block`` positions
-    (:func:`~llm_claims_lab.word2vec.centre_order.block_se`, both stretches' parts combined), each table's mean loss
+    same pairs), the oldest stretch's mean minus the last's, its batch-means SE for each block length of
+    :data:`BLOCKS` (:func:`~llm_claims_lab.word2vec.centre_order.block_se`, both stretches' parts combined), each
+    table's mean loss
     on each stretch (``mean``: stretch -> order -> loss), and each table's gap."""
     found = {name: {order: centre_losses(m.w_in, m.w_out, ids, centres, cfg)  # [L]
                     for order, m in (("random", random), ("in corpus order", ordered))}
@@ -82,13 +83,14 @@ def _paired(random, ordered, ids: torch.Tensor, cfg) -> dict:
            "방지. 즉 편향성 방지')",
     statement="Drawing centre words at random, not in corpus order, keeps the table from a bias toward the words of "
               "one stretch of the corpus. Post A's protocol trained with centres drawn at random (post A's) and in "
-              "corpus order (each step the next 1,024 centre positions, wrapping around; the other draws post A's); "
-              "each table's recency gap is post A's loss (float64; one context and 8 negatives per centre, drawn "
+              f"corpus order (each step the next {SkipGramConfig.batch:,} centre positions, wrapping around; the "
+              "other draws post A's); each table's recency gap is post A's loss (float64; one context and "
+              f"{SkipGramConfig.negatives} negatives per centre, drawn "
               "once, the same for both tables) on the tenth of the centre positions the ordered run trained longest "
               "ago minus on the tenth it trained last. Measured: the ordered table's gap minus the random table's "
               "(the same stretches and pairs; the mean over the run's seeds). The sentence holds when it is > 0 by 3 "
               "SD of its noise: the training seeds' and the stretches' (their positions' losses are correlated "
-              "within an article: a batch-means SE over blocks of 4,096 positions). Run checks error the row when the ordered sampler does not take the corpus in "
+              f"within an article: a batch-means SE over blocks of {BLOCK:,} positions). Run checks error the row when the ordered sampler does not take the corpus in "
               "order ending where the last stretch ends, or the two orders' tables are one.",
     kind="post", unit="(loss)",
     post_value="편향성 방지 (prevents bias)",
@@ -109,7 +111,7 @@ def _paired(random, ordered, ids: torch.Tensor, cfg) -> dict:
                                   "trained with post A's protocol otherwise (sizes, steps, seed, the draws of side, "
                                   "offset and negatives). Noise: the SD over calibration seeds 1–5 of the paired "
                                   "difference (calibration/word2vec.json), / √(the run's seeds), combined with the "
-                                  "stretches' batch-means SE (blocks of 4,096 positions), which no seed count "
+                                  f"stretches' batch-means SE (blocks of {BLOCK:,} positions), which no seed count "
                                   "narrows.",
     version=2,
     version_note="v2 (a review, before any landing): the noise adds the stretches' SE. v1's was the training seeds' "
