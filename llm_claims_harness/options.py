@@ -41,6 +41,18 @@ def path_value(text: str) -> str:
     return text
 
 
+def post_value(text: str) -> str:
+    """A post's id as given; an empty one (``--claims-post=``, an unset shell variable) names no post and is refused.
+
+    Raises:
+        argparse.ArgumentTypeError: an empty or blank value (pytest's usage error, naming the option).
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value names no post; give a post's id as the suite's registry "
+                                         "names it, or leave the option out for every post")
+    return text
+
+
 def add(parser: pytest.Parser) -> None:
     """Add the harness's options (group ``claims``) to ``parser``."""
     group = parser.getgroup("claims", "claims suite")
@@ -57,7 +69,7 @@ def add(parser: pytest.Parser) -> None:
                     help="list every declared claim (id, kind, source, statement, post value, tolerance, "
                          "expected verdict, version) in CATALOGUE.md and its pages in the report directory, without "
                          "measuring anything")
-    group.addoption("--claims-post", action="append", default=[], metavar="ID",
+    group.addoption("--claims-post", action="append", default=[], metavar="ID", type=post_value,
                     help="run only the rows of the post ID (as the suite's registry names it; repeat for several): "
                          "its claims and literal readings, with what they need; other rows and plain tests are "
                          "deselected")

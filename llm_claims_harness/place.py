@@ -4,8 +4,10 @@ The report goes to ``--claims-report-dir``; else, under ``--claims-regenerate``,
 ``<rootdir>/reports``; else to ``<rootdir>/.claims/report``, which git ignores (``.claims/.gitignore``) and which
 starts from the committed report (:func:`start_from`, again whenever the committed report changed): a run asked
 for nothing to be regenerated leaves tracked files alone, as pytest-regressions writes only under
-``--force-regen``. A directory the run cannot write is a usage error before measuring; a figure it could not write
-is one line at the end (:func:`output_fault_lines`).
+``--force-regen``; naming the committed directory with ``--claims-report-dir`` does not get round that
+(:func:`check_report_dir`). A damaged ad-hoc ``results.json`` is put aside and the report starts again from the
+committed one (:func:`start_from`). A directory the run cannot write is a usage error before measuring; a figure it
+could not write is one line at the end (:func:`output_fault_lines`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from llm_claims_harness import results
 from llm_claims_harness.atomic import write_atomic, write_text_atomic
 from llm_claims_harness.paths import not_writable_dir
 from llm_claims_harness.provenance import sha256_of
@@ -44,9 +47,10 @@ def report_dir(config: pytest.Config) -> Path:
 def start_from(committed: Path, out: Path, started: float = 0.0) -> str:
     """Make the ad-hoc report in ``out`` begin from the committed report in ``committed``, so that a partial run still
     gives every row: where ``out`` holds no ``results.json`` yet, or began from another version of the committed one
-    (a pull or a regeneration since: :data:`STARTED_FROM` records which), the committed files are copied in, each
-    atomically, except figures this run drew (written since ``started``, a ``time.time()``). Nothing when
-    ``committed`` holds no ``results.json``.
+    (a pull or a regeneration since: :data:`STARTED_FROM` records which), or holds one that cannot be read (a
+    truncated or hand-edited file: kept aside as :data:`llm_claims_harness.results.UNREADABLE`), the committed files
+    are copied in, each atomically, except figures this run drew (written since ``started``, a ``time.time()``).
+    Nothing when ``committed`` holds no ``results.json``.
 
     Returns a warning when rows of earlier ad-hoc runs were dropped so (``""`` otherwise). Raises ``OSError``.
     """
@@ -55,8 +59,11 @@ def start_from(committed: Path, out: Path, started: float = 0.0) -> str:
         return ""
     digest = sha256_of(source)
     marker, began = out / STARTED_FROM, (out / "results.json").exists()
-    if began and marker.is_file() and marker.read_text(encoding="utf-8") == digest:
+    damaged = results.load(out / "results.json")[1] if began else ""
+    if began and not damaged and marker.is_file() and marker.read_text(encoding="utf-8") == digest:
         return ""
+    if damaged:  # never merged into, never overwritten: kept for a person to look at
+        (out / "results.json").replace(out / results.UNREADABLE)
     for path in sorted(committed.rglob("*")):
         relative = path.relative_to(committed)
         target = out / relative
@@ -65,6 +72,9 @@ def start_from(committed: Path, out: Path, started: float = 0.0) -> str:
             continue
         write_atomic(target, functools.partial(shutil.copyfile, path))
     write_text_atomic(marker, digest)
+    if damaged:
+        return (f"{damaged}; it is kept as {results.UNREADABLE}, and the report starts again from {committed} (rows "
+                "measured by earlier ad-hoc runs were dropped)")
     return (f"the committed report changed since this report began: it starts again from {committed} (rows measured "
             "by earlier ad-hoc runs were dropped)" if began else "")
 
@@ -98,12 +108,20 @@ def check_report_dir(config: pytest.Config) -> None:
     the report directory would be created (or inside it, where it exists), which finds what permissions do not say
     (a pseudo-filesystem such as ``/proc``, a read-only mount).
 
+    A named directory that is the committed report, or lies inside it (``reports``, ``./reports/``, its absolute
+    path, a link to it), is refused: only ``--claims-regenerate`` writes there.
+
     Raises:
         pytest.UsageError: naming the path, what is wrong and what was expected.
     """
+    named = config.getoption("claims_report_dir")
+    committed = (config.rootpath / COMMITTED).resolve()
+    if named and (committed == Path(named).resolve() or committed in Path(named).resolve().parents):
+        raise pytest.UsageError(f"report: --claims-report-dir={named} is the committed report ({committed}), which a "
+                                "run writes only under --claims-regenerate; regenerate it with --claims-regenerate "
+                                "(and no --claims-report-dir), or name another directory")
     if config.getoption("no_claims_report"):
         return
-    named = config.getoption("claims_report_dir")
     problem = not_writable_dir(report_dir(config)) or _tried(report_dir(config))
     if problem:
         raise pytest.UsageError(f"report: {f'--claims-report-dir={named}' if named else 'the report directory'}: "

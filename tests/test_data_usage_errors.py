@@ -58,7 +58,7 @@ def test_default_data_from_a_mirror_is_found(suite: pytest.Pytester, monkeypatch
     (("--claims-corpus", "absent.txt"), "absent.txt, which is not a file: expected a UTF-8 text file"),
     (("CLAIMS_CORPUS", "."), "$CLAIMS_CORPUS names * which is not a file"),
     (("--claims-ko-eval-dir", "empty"), "lacks WS353_korean.csv and word_analogy_korean.txt: expected*"),
-    (("CLAIMS_KO_EVAL_DIR", "absent"), "$CLAIMS_KO_EVAL_DIR names *absent, which lacks WS353_korean.csv"),
+    (("CLAIMS_KO_EVAL_DIR", "absent"), "$CLAIMS_KO_EVAL_DIR names *absent, which does not exist: expected*"),
     (("--claims-data-dir", "a_file"), "--claims-data-dir names *a_file, which is not a directory"),
     (("CLAIMS_DATA_DIR", "a_file/sub"), "which is not a directory this run can write in (cannot be created: *a_file is not a directory)"),
     (("--claims-data-mirror", "empty"), "lacks 22 of the 22 mirrored files*corpus_ko/raw/wiki_00.xz*"),

@@ -108,6 +108,9 @@ def test_a_named_dir_without_the_files_is_refused(tmp_path: Path, monkeypatch: p
                                                 rf"{ANALOGY_FILE}: expected a directory holding"):
         explicit_dir(str(tmp_path))
     monkeypatch.setenv("CLAIMS_KO_EVAL_DIR", str(tmp_path / "absent"))
-    with pytest.raises(ExplicitPathError, match=r"\$CLAIMS_KO_EVAL_DIR names .*absent, which lacks "
-                                                rf"{WS353_FILE} and {ANALOGY_FILE}"):
+    with pytest.raises(ExplicitPathError, match=r"\$CLAIMS_KO_EVAL_DIR names .*absent, which does not exist: "
+                                                rf"expected a directory holding {WS353_FILE} and {ANALOGY_FILE}"):
+        explicit_dir(None)
+    monkeypatch.setenv("CLAIMS_KO_EVAL_DIR", str(tmp_path / WS353_FILE))
+    with pytest.raises(ExplicitPathError, match=rf"names .*{WS353_FILE}, which is not a directory: expected"):
         explicit_dir(None)

@@ -202,6 +202,7 @@ def test_fault(verify):  # a one-line input fault as the suite raises it: the fi
     ("--claims-report-dir=test_toy.py", "*--claims-report-dir=test_toy.py: *test_toy.py exists and is not a "
                                         "directory*"),
     ("--claims-report-dir=", "*--claims-report-dir: an empty value names no path*"),  # not the default's reports/
+    ("--claims-post=", "*--claims-post: an empty value names no post*"),  # not a post named ''
 ])
 def test_bad_option_is_a_usage_error(suite: pytest.Pytester, option: str, message: str) -> None:
     result = suite.runpytest(option)

@@ -103,3 +103,44 @@ def test_the_local_report_starts_again_when_the_committed_one_changes(suite: pyt
     assert now["toy.holds"] == committed["toy.holds"] != first
     assert {rid: run for rid, run in now.items() if rid != "toy.refuted_as_expected"} == {
         rid: run for rid, run in committed.items() if rid != "toy.refuted_as_expected"}
+
+
+@pytest.mark.parametrize("form", ["reports", "./reports/", "absolute", "link", "reports/mine"])
+def test_the_committed_report_is_written_only_by_regenerate(suite: pytest.Pytester, form: str) -> None:
+    """Naming the committed directory with --claims-report-dir (any spelling of it, a link to it, a directory in
+    it) is a usage error before measuring, the committed report left byte for byte."""
+    committed = _committed(suite)
+    named = {"absolute": str(suite.path / "reports"), "link": "mine"}.get(form, form)
+    if form == "link":
+        (suite.path / "mine").symlink_to(suite.path / "reports", target_is_directory=True)
+    result = suite.runpytest(f"--claims-report-dir={named}", "-k", "toy.holds")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*report: --claims-report-dir={named} is the committed report (*reports), which a "
+                                 "run writes only under --claims-regenerate*"])
+    assert {str(p.relative_to(suite.path)): p.read_bytes()
+            for p in (suite.path / "reports").rglob("*") if p.is_file()} == committed
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not_json", "another_schema"])
+def test_a_damaged_local_report_starts_again_from_the_committed_one(suite: pytest.Pytester, damage: str) -> None:
+    """A local results.json that cannot be read is kept aside, and the report starts again from the committed
+    one: every row is there again at once, and in every run after it (not a report of this run's rows alone)."""
+    _committed(suite)
+    whole = [r["id"] for r in json.loads((suite.path / "reports" / "results.json").read_text())["claims"]]
+    suite.runpytest("-k", "toy.holds")
+    local = suite.path / LOCAL_REPORT / "results.json"
+    text = local.read_text(encoding="utf-8")
+    broken = {"truncated": text[: len(text) // 2], "not_json": "<<<<<<< HEAD\n",
+              "another_schema": '{"claims": [{"id": "x", "extra_field": 1}]}'}[damage]
+    local.write_text(broken, encoding="utf-8")
+    result = suite.runpytest("-k", "toy.skipped")
+    result.stdout.fnmatch_lines(["report: the previous results.json was unreadable (*); nothing was carried over from "
+                                 "it; it is kept as results.json.unreadable, and the report starts again from "
+                                 "*reports (rows measured by earlier ad-hoc runs were dropped)*"])
+    assert (suite.path / LOCAL_REPORT / "results.json.unreadable").read_text(encoding="utf-8") == broken
+    for _ in range(2):  # and the run after it, which says nothing more
+        rows = json.loads(local.read_text(encoding="utf-8"))
+        assert [r["id"] for r in rows["claims"]] == whole and not rows["warning"]
+        assert {r["id"] for r in rows["claims"] if r["run"] == rows["latest_run"]} == {"toy.skipped"}
+        result = suite.runpytest("-k", "toy.skipped")
+        assert "unreadable" not in result.stdout.str()

@@ -63,12 +63,16 @@ def explicit_dir(option: str | None) -> Path | None:
     default.
 
     Raises:
-        data.ExplicitPathError: the named path is not a directory holding both files.
+        data.ExplicitPathError: the named path does not exist, is not a directory, or lacks one of the two files.
     """
     named = data.named_path(option, "--claims-ko-eval-dir", ENV_VAR)
     if named is None:
         return None
     path = Path(named[0]).expanduser()
+    if not path.is_dir():
+        raise data.ExplicitPathError(
+            f"{named[1]} names {path}, which {'is not a directory' if path.exists() else 'does not exist'}: expected "
+            f"a directory holding {WS353_FILE} and {ANALOGY_FILE} (Park et al. 2018)")
     missing = [name for name in (WS353_FILE, ANALOGY_FILE) if not (path / name).is_file()]
     if missing:
         raise data.ExplicitPathError(
