@@ -42,7 +42,7 @@ def path_value(text: str) -> str:
 
 
 def post_value(text: str) -> str:
-    """A post's id as given; an empty one (``--claims-post=``, an unset shell variable) names no post and is refused.
+    """A post's id as given; an empty one (``--claims-post=``, an unset shell variable) names no post: it is refused.
 
     Raises:
         argparse.ArgumentTypeError: an empty or blank value (pytest's usage error, naming the option).
