@@ -28,29 +28,31 @@ def _positive_int(text: str) -> int:
     return _int_in(text, 1, 1000, "a positive integer up to 1000")
 
 
+def _given(text: str, noun: str, fix: str) -> str:
+    """``text`` when it names something; an empty or blank one (``--opt=``, an unset shell variable) names nothing
+    and is refused, never read as the default."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty value names no {noun}; {fix}")
+    return text
+
+
 def path_value(text: str) -> str:
-    """An option's path as given; an empty one (``--claims-report-dir=``, an unset shell variable) names nothing
-    and is refused, never read as the default.
+    """An option's path as given (:func:`_given`).
 
     Raises:
         argparse.ArgumentTypeError: an empty or blank value (pytest's usage error, naming the option).
     """
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty value names no path; give one, or leave the option out for its "
-                                         "default")
-    return text
+    return _given(text, "path", "give one, or leave the option out for its default")
 
 
-def post_value(text: str) -> str:
-    """A post's id as given; an empty one (``--claims-post=``, an unset shell variable) names no post: it is refused.
+def _post_id(text: str) -> str:
+    """A post's id as given (:func:`_given`).
 
     Raises:
         argparse.ArgumentTypeError: an empty or blank value (pytest's usage error, naming the option).
     """
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty value names no post; give a post's id as the suite's registry "
-                                         "names it, or leave the option out for every post")
-    return text
+    return _given(text, "post", "give a post's id as the suite's registry names it, or leave the option out for "
+                                "every post")
 
 
 def add(parser: pytest.Parser) -> None:
@@ -69,7 +71,7 @@ def add(parser: pytest.Parser) -> None:
                     help="list every declared claim (id, kind, source, statement, post value, tolerance, "
                          "expected verdict, version) in CATALOGUE.md and its pages in the report directory, without "
                          "measuring anything")
-    group.addoption("--claims-post", action="append", default=[], metavar="ID", type=post_value,
+    group.addoption("--claims-post", action="append", default=[], metavar="ID", type=_post_id,
                     help="run only the rows of the post ID (as the suite's registry names it; repeat for several): "
                          "its claims and literal readings, with what they need; other rows and plain tests are "
                          "deselected")
