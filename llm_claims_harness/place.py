@@ -116,7 +116,7 @@ def check_report_dir(config: pytest.Config) -> None:
     """
     named = config.getoption("claims_report_dir")
     committed = (config.rootpath / COMMITTED).resolve()
-    if named and (committed == Path(named).resolve() or committed in Path(named).resolve().parents):
+    if named and committed in (where := Path(named).resolve(), *where.parents):
         raise pytest.UsageError(f"report: --claims-report-dir={named} is the committed report ({committed}), which a "
                                 "run writes only under --claims-regenerate; regenerate it with --claims-regenerate "
                                 "(and no --claims-report-dir), or name another directory")
